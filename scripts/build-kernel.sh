@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Build the oomctl test kernel out of tree and print the directory holding it.
+#
+#   scripts/build-kernel.sh [--print-dir]
+#
+# Extracts Debian's linux-source-6.12 tarball, applies kernel/patches/series,
+# merges kernel/oomctl.config onto tinyconfig, builds bzImage and dumps
+# vmlinux.h from the kernel's BTF. The result lives in
+# $OOMCTL_CACHE/kernel-<hash> (default ~/.cache/oomctl), keyed by a hash of
+# everything that goes into it, so an unchanged series is never rebuilt.
+# With --print-dir it only prints that directory and builds nothing.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+tarball=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+cache=${OOMCTL_CACHE:-$HOME/.cache/oomctl}
+jobs=${JOBS:-$(($(nproc) + 1))}
+
+die() { echo "build-kernel: $*" >&2; exit 1; }
+
+[[ -r $tarball ]] ||
+	die "$tarball not found — install it with 'make deps' (package linux-source-6.12)"
+
+patches=()
+while read -r p; do
+	[[ -z $p || $p == \#* ]] && continue
+	[[ -r $top/kernel/patches/$p ]] || die "kernel/patches/series names $p, which does not exist"
+	patches+=("$top/kernel/patches/$p")
+done <"$top/kernel/patches/series"
+
+# Everything that changes the result goes into the key.
+key=$( {
+	cat "$top/kernel/patches/series" "${patches[@]}" "$top/kernel/oomctl.config" "$0"
+	stat -c '%n %s %Y' "$tarball"
+	gcc --version | head -1
+	pahole --version
+} | sha256sum | cut -c1-16)
+out=$cache/kernel-$key
+
+if [[ ${1:-} == --print-dir ]]; then
+	echo "$out"
+	exit 0
+fi
+[[ -f $out/stamp ]] && { echo "$out"; exit 0; }
+
+mkdir -p "$cache"
+exec 9>"$cache/.build.lock"
+flock 9
+[[ -f $out/stamp ]] && { echo "$out"; exit 0; }
+
+work=$out.tmp
+rm -rf "$work"
+mkdir -p "$work/build"
+log=$work/build.log
+echo "build-kernel: building in $work (log: $log)" >&2
+
+tar -C "$work" -xf "$tarball"
+src=$(find "$work" -mindepth 1 -maxdepth 1 -type d -name 'linux-source-*' | head -1)
+[[ -n $src ]] || die "$tarball holds no linux-source-* directory"
+mv "$src" "$work/src"
+
+for p in "${patches[@]}"; do
+	patch -d "$work/src" -p1 --forward --batch --quiet <"$p" >>"$log" 2>&1 ||
+		die "kernel/patches/${p##*/} does not apply to $(basename "$tarball") (see $log)"
+done
+
+kmake() { make -C "$work/src" O="$work/build" "$@" >>"$log" 2>&1; }
+kmake tinyconfig || die "make tinyconfig failed (see $log)"
+"$work/src/scripts/kconfig/merge_config.sh" -m -O "$work/build" \
+	"$work/build/.config" "$top/kernel/oomctl.config" >>"$log" 2>&1 ||
+	die "merging kernel/oomctl.config failed (see $log)"
+kmake olddefconfig || die "make olddefconfig failed (see $log)"
+
+# An option the kernel silently drops (unmet dependency) is a broken fragment.
+while IFS= read -r line; do
+	[[ $line =~ ^(CONFIG_[A-Z0-9_]+)=(.*)$ ]] || continue
+	opt=${BASH_REMATCH[1]} val=${BASH_REMATCH[2]}
+	if [[ $val == n ]]; then
+		! grep -q "^$opt=" "$work/build/.config" ||
+			die "kernel/oomctl.config: $opt=n did not take effect"
+	else
+		grep -qx "$opt=$val" "$work/build/.config" ||
+			die "kernel/oomctl.config: $opt=$val did not take effect (dependency missing?)"
+	fi
+done <"$top/kernel/oomctl.config"
+
+start=$SECONDS
+kmake -j"$jobs" bzImage || {
+	tail -20 "$log" >&2
+	die "kernel build failed (see $log)"
+}
+echo "build-kernel: bzImage built in $((SECONDS - start)) s" >&2
+
+cp "$work/build/arch/x86/boot/bzImage" "$work/build/.config" "$work/"
+bpftool btf dump file "$work/build/vmlinux" format c >"$work/vmlinux.h" ||
+	die "bpftool could not dump the kernel's BTF (see $log)"
+# vmlinux is kept for symbols and BTF, checkpatch for the series' host
+# test; sources and objects are not (~2 GB).
+cp "$work/build/vmlinux" "$work/vmlinux"
+mkdir "$work/checkpatch"
+cp "$work/src/scripts/"{checkpatch.pl,spelling.txt,const_structs.checkpatch} "$work/checkpatch/"
+[[ -n ${KEEP_KERNEL_TREE:-} ]] || rm -rf "$work/src" "$work/build"
+
+touch "$work/stamp"
+rm -rf "$out"
+mv "$work" "$out"
+
+# Keep the two newest kernels; older ones are only disk.
+ls -1dt "$cache"/kernel-* 2>/dev/null | grep -v '\.tmp$' | tail -n +3 | xargs -r rm -rf
+echo "$out"
