@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test policy for the kernel series: one program per hook, its behaviour
+ * chosen by `mode` before load (see oom_test.h).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "oom_test.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* pahole 1.24 emits no kfunc declarations into vmlinux.h */
+extern void set_oom_policy_name(struct oom_control *oc, const char *name,
+				size_t name__sz) __ksym;
+
+const volatile int mode = OOM_TEST_NONE;
+const volatile int target_pid;
+
+/* Writable, since the kfunc's buffer must be: the verifier checks both. */
+char policy_name[OOM_TEST_NAME_MAX] = "oom_test";
+
+struct oom_test_stats stats;
+
+/* Lowest priority selected in the current scan (OOMs are serialised). */
+static __u32 scan_min_prio;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, OOM_TEST_MAX_CGROUPS);
+	__type(key, __u64);	/* cgroup v2 id */
+	__type(value, __u32);	/* priority: lower dies first */
+} cg_prio SEC(".maps");
+
+SEC("fentry/bpf_set_policy_name")
+int BPF_PROG(name_policy, struct oom_control *oc)
+{
+	__sync_fetch_and_add(&stats.invocations, 1);
+	scan_min_prio = (__u32)-1;
+	set_oom_policy_name(oc, policy_name, sizeof(policy_name));
+	return 0;
+}
+
+SEC("fmod_ret/bpf_oom_evaluate_task")
+int BPF_PROG(evaluate, struct task_struct *task, struct oom_control *oc)
+{
+	__u64 cgid;
+	__u32 *prio;
+	int ret = NO_BPF_POLICY;
+
+	__sync_fetch_and_add(&stats.evaluated, 1);
+	switch (mode) {
+	case OOM_TEST_PRIO:
+		cgid = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
+		prio = bpf_map_lookup_elem(&cg_prio, &cgid);
+		if (!prio) {
+			ret = BPF_EVAL_NEXT;
+			break;
+		}
+		if (*prio < scan_min_prio) {
+			scan_min_prio = *prio;
+			ret = BPF_EVAL_SELECT;
+		} else {
+			ret = BPF_EVAL_NEXT;
+		}
+		break;
+	case OOM_TEST_SELECT_PID:
+		if (BPF_CORE_READ(task, tgid) == target_pid)
+			ret = BPF_EVAL_SELECT;
+		break;
+	case OOM_TEST_NEXT:
+		ret = BPF_EVAL_NEXT;
+		break;
+	case OOM_TEST_ABORT:
+		ret = BPF_EVAL_ABORT;
+		break;
+	}
+	if (ret == BPF_EVAL_SELECT)
+		__sync_fetch_and_add(&stats.selected, 1);
+	return ret;
+}
+
+SEC("tp_btf/select_bad_process_end")
+int BPF_PROG(selection_failed, struct oom_control *oc)
+{
+	__sync_fetch_and_add(&stats.failures, 1);
+	return 0;
+}

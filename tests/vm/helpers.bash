@@ -1,0 +1,98 @@
+# Helpers for the VM tests (sourced by tests/vm/*.bats, run inside the VM by
+# tests/vm/run). Small functions returning 0/1, after the kernel's
+# cgroup_util.c; every wait is on a condition with a deadline.
+
+TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+B=$TOP/build
+HOG=$B/tests/hog
+LOADER=$B/tests/oomtest-load
+CGROOT=/sys/fs/cgroup
+CG=$CGROOT/oomtest
+
+# wait_for SECONDS CMD... — run CMD every 0.1 s until it succeeds, or fail
+# after SECONDS.
+wait_for() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		if ((SECONDS >= deadline)); then
+			echo "timed out waiting for: $*" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+cg_write() { echo "$3" >"$1/$2"; }                         # CG FILE VALUE
+cg_read_key() { awk -v k="$3" '$1 == k { print $2 }' "$1/$2"; } # CG FILE KEY
+cg_key_at_least() { (($(cg_read_key "$1" "$2" "$3") >= $4)); }  # CG FILE KEY N
+
+# A fresh test cgroup with the memory controller for its children.
+cg_setup() {
+	cg_teardown
+	mkdir "$CG"
+	cg_write "$CG" cgroup.subtree_control "+memory"
+}
+
+cg_teardown() {
+	[[ -d $CG ]] || return 0
+	echo 1 >"$CG/cgroup.kill"
+	wait_for 30 grep -q '^populated 0' "$CG/cgroup.events"
+	find "$CG" -depth -type d -exec rmdir {} \;
+}
+
+# Mark the kernel log so that kmsg_since_mark shows this test's lines only.
+kmsg_mark() { echo "oomtest: begin $BATS_TEST_NUMBER" >/dev/kmsg; }
+kmsg_since_mark() { dmesg | sed -n "/oomtest: begin $BATS_TEST_NUMBER\$/,\$p"; }
+
+# start_hog CGROUP MB [hog options] — run tests/tools/hog in CGROUP; its pid
+# is left in HOG_PID.
+start_hog() {
+	local cg=$1 mb=$2
+	shift 2
+	(echo "$BASHPID" >"$cg/cgroup.procs" && exec "$HOG" "$@" "$mb") \
+		>>"$BATS_TEST_TMPDIR/hog.log" 2>&1 3>&- &
+	HOG_PID=$!
+}
+
+# A process that is gone or a zombie has been killed or has exited.
+is_gone() { [[ ! -e /proc/$1 ]] || [[ $(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) == Z ]]; }
+is_alive() { ! is_gone "$1"; }
+
+# reap PID [SECONDS] — wait, bounded, for a background child of this shell
+# to end, and leave its exit status in REAPED (137: killed by SIGKILL).
+# Not for $(...): a subshell cannot wait for its parent's children.
+reap() {
+	wait_for "${2:-120}" is_gone "$1" || return 1
+	REAPED=0
+	wait "$1" || REAPED=$?
+}
+
+# load_policy [oomtest-load options] — attach tests/bpf/oom_test.bpf.c and
+# wait until it is attached (or the loader gave up).
+load_policy() {
+	"$LOADER" "$@" >"$BATS_TEST_TMPDIR/loader.out" 2>&1 3>&- &
+	LOADER_PID=$!
+	wait_for 60 loader_settled
+	grep -qx attached "$BATS_TEST_TMPDIR/loader.out" || {
+		cat "$BATS_TEST_TMPDIR/loader.out" >&2
+		unset LOADER_PID
+		return 1
+	}
+}
+loader_settled() { grep -qx attached "$BATS_TEST_TMPDIR/loader.out" || is_gone "$LOADER_PID"; }
+
+# unload_policy — detach; the program's counters are left in STATS, read
+# them with stat_of NAME.
+unload_policy() {
+	kill -TERM "$LOADER_PID"
+	wait "$LOADER_PID"
+	STATS=$(tail -n 1 "$BATS_TEST_TMPDIR/loader.out")
+	unset LOADER_PID
+}
+stat_of() { tr ' ' '\n' <<<"$STATS" | sed -n "s/^$1=//p"; }
+
+common_teardown() {
+	[[ -n ${LOADER_PID:-} ]] && kill -TERM "$LOADER_PID" 2>/dev/null && wait "$LOADER_PID"
+	cg_teardown
+}
