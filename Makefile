@@ -1,0 +1,94 @@
+# oomctl — choose who dies when Linux runs out of memory, with BPF.
+# See README.md. The two commands: `make demo` and `make check`.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+.DELETE_ON_ERROR:
+
+OOMCTL_CACHE ?= $(HOME)/.cache/oomctl
+export OOMCTL_CACHE
+
+B        := build
+CC       ?= cc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+LLVM_STRIP ?= llvm-strip
+CFLAGS   ?= -O2 -g -Wall -Wextra
+LIBBPF_CFLAGS = $(shell pkg-config --cflags libbpf 2>/dev/null)
+LIBBPF_LIBS   = $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf) -lelf -lz
+BPF_CFLAGS := -target bpf -g -O2 -Wall -D__TARGET_ARCH_x86 -I$(B) -Itests/bpf
+
+# The kernel directory in the cache (cheap: only hashes the inputs).
+KDIR = $(shell scripts/build-kernel.sh --print-dir)
+
+# oomctl itself (src/, bpf-policies/) adds its targets and VM tests here.
+OOMCTL_TARGETS :=
+OOMCTL_VM_TESTS :=
+-include src/oomctl.mk
+
+TEST_TOOLS := $(B)/tests/hog $(B)/tests/oomtest-load
+TEST_BPF   := $(B)/bpf/oom_test.bpf.o $(B)/bpf/oom_bad_kfunc.bpf.o
+
+.PHONY: all deps kernel check check-host check-vm demo vm series-check clean FORCE
+
+all: $(OOMCTL_TARGETS) $(TEST_TOOLS) $(TEST_BPF)
+
+deps:
+	@scripts/deps.sh
+
+kernel: deps
+	@scripts/build-kernel.sh >/dev/null
+
+# Copied from the cache only when it changed, so a no-op build stays one.
+$(B)/vmlinux.h: FORCE | deps
+	@scripts/build-kernel.sh >/dev/null
+	@mkdir -p $(@D)
+	@cmp -s $(KDIR)/vmlinux.h $@ || cp $(KDIR)/vmlinux.h $@
+
+$(B)/bpf/%.bpf.o: tests/bpf/%.bpf.c tests/bpf/*.h $(B)/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
+	$(LLVM_STRIP) -g $< -o $(B)/bpf/$*.stripped.o
+	$(BPFTOOL) gen skeleton $(B)/bpf/$*.stripped.o name $(subst -,_,$*)_bpf > $@
+
+$(B)/tests/hog: tests/tools/hog.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+
+$(B)/tests/oomtest-load: tests/tools/oomtest-load.c tests/bpf/oom_test.h $(B)/bpf/oom_test.skel.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(B)/bpf -Itests/bpf $(LIBBPF_CFLAGS) -o $@ $< $(LIBBPF_LIBS)
+
+# Every test: host-only ones first, then the VM suites (a real patched
+# kernel in QEMU). Results in $(B)/test-results, summary line at the end.
+check: deps
+	@rm -rf $(B)/test-results
+	@$(MAKE) --no-print-directory check-host check-vm; rc=$$?; \
+		tests/summary $(B)/test-results; exit $$rc
+
+check-host: kernel
+	@mkdir -p $(B)/test-results
+	tests/run-bats host $(B)/test-results/host.tap tests/host
+
+check-vm: all
+	@mkdir -p $(B)/test-results
+	tests/run-bats vm:1G $(B)/test-results/vm-memcg.tap tests/vm/memcg.bats $(OOMCTL_VM_TESTS)
+	tests/run-bats vm:256M $(B)/test-results/vm-global.tap tests/vm/global.bats
+
+demo: all
+	@tests/vm/run -- tests/vm/demo
+
+vm: all
+	@tests/vm/run --interactive
+
+# Apply the series patch by patch onto a fresh tree, build each step and run
+# checkpatch on it (slow: one full build plus one incremental per patch).
+series-check: deps
+	scripts/check-series.sh
+
+clean:
+	rm -rf $(B)
+
+FORCE:
