@@ -13,6 +13,21 @@ setup() {
 	[[ $output == *"/nonexistent/linux.tar.xz not found"*"make deps"* ]]
 }
 
+@test "build-kernel: a patch that no longer applies is one clear error naming it" {
+	tmp=$(mktemp -d)
+	cp -r "$TOP/scripts" "$TOP/kernel" "$tmp/"
+	first=$(head -1 "$tmp/kernel/patches/series")
+	# The tree no longer has a line the patch removes.
+	sed -i 's/^-static void select_bad_process(struct oom_control \*oc)$/-static void select_bad_process(struct oom_control *control)/' \
+		"$tmp/kernel/patches/$first"
+	run cmp -s "$tmp/kernel/patches/$first" "$TOP/kernel/patches/$first"
+	[ "$status" -eq 1 ]
+	OOMCTL_CACHE=$tmp/cache run "$tmp/scripts/build-kernel.sh"
+	rm -rf "$tmp"
+	[ "$status" -eq 1 ]
+	[[ ${lines[-1]} == *"kernel/patches/$first does not apply to linux-source-6.12.tar.xz"* ]]
+}
+
 @test "build-kernel: the cache key changes with the series" {
 	tmp=$(mktemp -d)
 	cp -r "$TOP/scripts" "$TOP/kernel" "$tmp/"
