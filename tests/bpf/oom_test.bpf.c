@@ -11,6 +11,9 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* include/linux/sched.h; #defines do not reach BTF */
+#define PF_KTHREAD 0x00200000
+
 /* pahole 1.24 emits no kfunc declarations into vmlinux.h */
 extern void set_oom_policy_name(struct oom_control *oc, const char *name,
 				size_t name__sz) __ksym;
@@ -50,6 +53,10 @@ int BPF_PROG(evaluate, struct task_struct *task, struct oom_control *oc)
 	int ret = NO_BPF_POLICY;
 
 	__sync_fetch_and_add(&stats.evaluated, 1);
+	if (BPF_CORE_READ(task, tgid) == 1 ||
+	    (BPF_CORE_READ(task, flags) & PF_KTHREAD))
+		__sync_fetch_and_add(&stats.protected, 1);
+
 	switch (mode) {
 	case OOM_TEST_PRIO:
 		cgid = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
@@ -74,6 +81,9 @@ int BPF_PROG(evaluate, struct task_struct *task, struct oom_control *oc)
 		break;
 	case OOM_TEST_ABORT:
 		ret = BPF_EVAL_ABORT;
+		break;
+	case OOM_TEST_BOGUS:
+		ret = OOM_TEST_BOGUS_VERDICT;
 		break;
 	}
 	if (ret == BPF_EVAL_SELECT)

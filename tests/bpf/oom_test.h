@@ -12,13 +12,18 @@ enum oom_test_mode {
 	OOM_TEST_SELECT_PID,	/* SELECT target_pid, NO_BPF_POLICY for the rest */
 	OOM_TEST_NEXT,		/* NEXT for every task */
 	OOM_TEST_ABORT,		/* ABORT at the first task */
+	OOM_TEST_BOGUS,		/* a value outside the enum for every task */
 };
+
+/* What OOM_TEST_BOGUS returns: not a verdict, so it means NO_BPF_POLICY. */
+#define OOM_TEST_BOGUS_VERDICT 42
 
 struct oom_test_stats {
 	unsigned long long invocations;	/* bpf_set_policy_name() calls */
 	unsigned long long evaluated;	/* bpf_oom_evaluate_task() calls */
 	unsigned long long selected;	/* BPF_EVAL_SELECT returned */
 	unsigned long long failures;	/* oom:select_bad_process_end */
+	unsigned long long protected;	/* offered init or a kernel thread */
 };
 
 #define OOM_TEST_NAME_MAX 32

@@ -4,7 +4,7 @@
  * series' VM tests, print "attached", hold it until SIGTERM or SIGINT, then
  * print the program's counters and detach.
  *
- *   oomtest-load [--mode none|prio|select-pid|next|abort] [--pid PID]
+ *   oomtest-load [--mode none|prio|select-pid|next|abort|bogus] [--pid PID]
  *                [--name NAME] [--prio CGROUP_DIR=PRIO]...
  */
 #define _GNU_SOURCE
@@ -40,7 +40,7 @@ static int parse_mode(const char *s)
 	static const char *const names[] = {
 		[OOM_TEST_NONE] = "none", [OOM_TEST_PRIO] = "prio",
 		[OOM_TEST_SELECT_PID] = "select-pid", [OOM_TEST_NEXT] = "next",
-		[OOM_TEST_ABORT] = "abort",
+		[OOM_TEST_ABORT] = "abort", [OOM_TEST_BOGUS] = "bogus",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -136,9 +136,10 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	sigwait(&set, &sig);
 
-	printf("invocations=%llu evaluated=%llu selected=%llu failures=%llu\n",
+	printf("invocations=%llu evaluated=%llu selected=%llu failures=%llu protected=%llu\n",
 	       skel->bss->stats.invocations, skel->bss->stats.evaluated,
-	       skel->bss->stats.selected, skel->bss->stats.failures);
+	       skel->bss->stats.selected, skel->bss->stats.failures,
+	       skel->bss->stats.protected);
 	err = 0;
 out:
 	oom_test_bpf__destroy(skel);

@@ -33,6 +33,9 @@ global_hog() {
 	unload_policy
 	(($(stat_of failures) >= 1))
 	(($(stat_of failures) <= $(stat_of invocations)))
+	# Every task of the system was offered, but never init or a kthread.
+	(($(stat_of evaluated) >= 3))
+	[ "$(stat_of protected)" = 0 ]
 }
 
 @test "global OOM, ABORT: no panic, the kernel heuristic kills, the failure is traced" {

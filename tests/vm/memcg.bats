@@ -109,6 +109,23 @@ two_children() {
 	(($(stat_of selected) >= 1))
 }
 
+@test "an unknown verdict means NO_BPF_POLICY: the kernel heuristic decides" {
+	two_children 16M
+	start_hog "$CG/a" 4 --hold --ready "$BATS_TEST_TMPDIR/a.ready"
+	small=$HOG_PID
+	wait_for 60 test -e "$BATS_TEST_TMPDIR/a.ready"
+	load_policy --mode bogus
+	start_hog "$CG/b" 64
+	big=$HOG_PID
+
+	reap "$big"
+	[ "$REAPED" = 137 ]
+	is_alive "$small"
+	unload_policy
+	(($(stat_of evaluated) >= 2))
+	[ "$(stat_of failures)" = 0 ]
+}
+
 @test "memcg OOM with ABORT kills nothing until memory.max is raised, then the hog completes" {
 	mkdir "$CG/a"
 	cg_write "$CG" memory.max 16M
