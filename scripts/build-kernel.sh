@@ -28,12 +28,16 @@ while read -r p; do
 	patches+=("$top/kernel/patches/$p")
 done <"$top/kernel/patches/series"
 
-# Everything that changes the result goes into the key.
+# Everything that changes the result goes into the key. Bump `recipe` when a
+# change to the steps below changes the kernel they build (not for messages).
+recipe=1
 key=$( {
-	cat "$top/kernel/patches/series" "${patches[@]}" "$top/kernel/oomctl.config" "$0"
+	echo "recipe $recipe"
+	cat "$top/kernel/patches/series" "${patches[@]}" "$top/kernel/oomctl.config"
 	stat -c '%n %s %Y' "$tarball"
-	gcc --version | head -1
-	pahole --version
+	gcc --version 2>/dev/null | head -1
+	pahole --version 2>/dev/null || echo "no pahole"
+	bpftool version 2>/dev/null | head -1 || echo "no bpftool"
 } | sha256sum | cut -c1-16)
 out=$cache/kernel-$key
 
