@@ -31,8 +31,9 @@ while read -r p; do
 	start=$SECONDS
 	kmake -j"$jobs" bzImage || { tail -20 "$log"; echo "series-check: $p does not build"; exit 1; }
 	secs=$((SECONDS - start))
-	cp_out=$("$src/scripts/checkpatch.pl" --no-tree --terse "$top/kernel/patches/$p" | tail -1)
-	errors=$(sed -n 's/.*total: \([0-9]*\) errors.*/\1/p' <<<"$cp_out")
+	# checkpatch exits 1 on warnings too: read its totals instead.
+	cp_out=$("$src/scripts/checkpatch.pl" --no-tree "$top/kernel/patches/$p" | grep '^total:' || true)
+	errors=$(sed -n 's/^total: \([0-9]*\) errors.*/\1/p' <<<"$cp_out")
 	printf '%-60s builds (%4ds)  checkpatch: %s\n' "$p" "$secs" "$cp_out"
 	[[ $errors == 0 ]] || { echo "series-check: $p has checkpatch errors"; exit 1; }
 done <"$top/kernel/patches/series"
