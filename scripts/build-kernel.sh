@@ -35,9 +35,11 @@ key=$( {
 	echo "recipe $recipe"
 	cat "$top/kernel/patches/series" "${patches[@]}" "$top/kernel/oomctl.config"
 	stat -c '%n %s %Y' "$tarball"
-	gcc --version 2>/dev/null | head -1
-	pahole --version 2>/dev/null || echo "no pahole"
-	bpftool version 2>/dev/null | head -1 || echo "no bpftool"
+	# Whole outputs, no `| head`: under pipefail a SIGPIPE would make the
+	# key depend on timing.
+	gcc --version 2>&1 || true
+	pahole --version 2>&1 || true
+	bpftool version 2>&1 || true
 } | sha256sum | cut -c1-16)
 out=$cache/kernel-$key
 
