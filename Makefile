@@ -69,7 +69,7 @@ check: deps
 	@$(MAKE) --no-print-directory -k check-host check-vm; rc=$$?; \
 		tests/summary $(B)/test-results; exit $$rc
 
-check-host: kernel
+check-host: kernel $(OOMCTL_TARGETS)
 	@mkdir -p $(B)/test-results
 	tests/run-bats host $(B)/test-results/host.tap tests/host
 

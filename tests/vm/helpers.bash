@@ -41,9 +41,10 @@ cg_teardown() {
 	find "$CG" -depth -type d -exec rmdir {} \;
 }
 
-# Mark the kernel log so that kmsg_since_mark shows this test's lines only.
-kmsg_mark() { echo "oomtest: begin $BATS_TEST_NUMBER" >/dev/kmsg; }
-kmsg_since_mark() { dmesg | sed -n "/oomtest: begin $BATS_TEST_NUMBER\$/,\$p"; }
+# Mark the kernel log so that kmsg_since_mark shows this test's lines only
+# (numbered across the whole run: BATS_TEST_NUMBER restarts in every file).
+kmsg_mark() { echo "oomtest: begin $BATS_SUITE_TEST_NUMBER" >/dev/kmsg; }
+kmsg_since_mark() { dmesg | sed -n "/oomtest: begin $BATS_SUITE_TEST_NUMBER\$/,\$p"; }
 
 # start_hog CGROUP MB [hog options] — run tests/tools/hog in CGROUP; its pid
 # is left in HOG_PID.
