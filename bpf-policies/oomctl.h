@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * oomctl.h - the one header shared by the BPF policies (bpf-policies/) and
+ * oomctl (src/): limits, policy ids and the layout of every map value that
+ * user space reads or writes. Plain C with fixed-width types only, so that it
+ * compiles both against vmlinux.h (BPF) and against the libc headers.
+ *
+ * The verdicts (enum bpf_oom_eval_result) are not here: BPF code takes them
+ * from the kernel's BTF through vmlinux.h, and user space never needs them.
+ */
+#ifndef OOMCTL_H
+#define OOMCTL_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* A policy name: 15 bytes and the NUL, the size of oom_control.policy_name. */
+#define OOMCTL_NAME_LEN		16
+
+/* cgprio priorities: lower dies first. */
+#define OOMCTL_PRIO_MIN		0
+#define OOMCTL_PRIO_MAX		1000
+
+/* Map sizes. Entries of removed cgroups and exited processes are deleted
+ * by the policies themselves, so these bound live objects, not history.
+ */
+#define OOMCTL_MAX_CGROUPS	4096
+#define OOMCTL_MAX_PIDS		1024
+
+/* cgprio looks this many levels up from a task's cgroup for an entry. */
+#define OOMCTL_MAX_DEPTH	32
+
+/* The bundled policies; the value is stored in oomctl_config.policy. */
+enum oomctl_policy_id {
+	OOMCTL_POLICY_NONE = 0,
+	OOMCTL_POLICY_CGPRIO = 1,
+	OOMCTL_POLICY_PID = 2,
+};
+
+/* Bumped whenever a layout below changes incompatibly. */
+#define OOMCTL_ABI_VERSION	1
+
+/*
+ * The one entry of map oomctl_config, written by oomctl before the programs
+ * are attached. The name program passes @name straight to the kfunc, which
+ * needs writable memory: that is why this is a map and not .rodata.
+ */
+struct oomctl_config {
+	__u32 abi_version;		/* OOMCTL_ABI_VERSION */
+	__u32 policy;			/* enum oomctl_policy_id */
+	char name[OOMCTL_NAME_LEN];	/* policy_name for the OOM report */
+	__u32 default_prio;		/* cgprio: prio of cgroups with no entry */
+	__u32 pad;
+};
+
+/* Counters, updated atomically by the programs. */
+struct oomctl_stats {
+	__u64 invocations;	/* out_of_memory() calls seen (bpf_set_policy_name) */
+	__u64 selections;	/* scans in which the policy chose a victim */
+	__u64 kills;		/* oom_kill_process() calls */
+	__u64 failures;		/* oom:select_bad_process_end: no victim chosen */
+};
+
+/* The last task oom_kill_process() was given. */
+struct oomctl_victim {
+	__u64 seq;		/* stats.kills when recorded; 0: none yet */
+	__u64 cgroup_id;	/* its cgroup v2 id */
+	__u32 pid;		/* thread-group id */
+	__u32 pad;
+	char comm[16];
+	/* oom_control.policy_name at kill time: the name really in force */
+	char policy_name[OOMCTL_NAME_LEN];
+};
+
+/* The one entry of map oomctl_state. */
+struct oomctl_state {
+	struct oomctl_stats stats;
+	struct oomctl_victim last_victim;
+};
+
+/* Map cgprio_prios: cgroup v2 id (__u64) -> priority (__u32). */
+/* Map pid_targets: thread-group id (__u32) -> flags (__u32, unused, 1). */
+
+#endif /* OOMCTL_H */
