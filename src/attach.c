@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * attach.c - oomctl attach and oomctl detach.
+ *
+ * attach builds the whole policy in <bpffs>/oomctl/staging-PID (maps
+ * pinned, programs attached, links pinned) and then renames it into place:
+ * the rename is the commit point, and a run killed before it leaves only a
+ * staging directory that the next run unpins. With --replace the new links
+ * are attached while the old ones still are (fmod_ret programs stack and the
+ * newest runs first, so the new verdict wins at once), then the two
+ * directories are exchanged atomically and the old one is unpinned: there
+ * is no moment with neither policy attached.
+ *
+ * A pinned link keeps a tracing program attached after oomctl exits; a
+ * pinned program alone would not. Tracing links cannot be force-detached,
+ * only released, so detach checks afterwards that they are really gone.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "oomctl.h"
+
+#define MAX_LINKS 16	/* programs per policy */
+
+struct attach_args {
+	const char *name;
+	const char *default_prio;
+	bool replace;
+};
+
+enum { OPT_NAME = 0x200, OPT_DEFAULT_PRIO, OPT_REPLACE };
+
+static int attach_opt(int c, const char *arg, void *ctx)
+{
+	struct attach_args *a = ctx;
+
+	switch (c) {
+	case OPT_NAME:
+		a->name = arg;
+		return 0;
+	case OPT_DEFAULT_PRIO:
+		a->default_prio = arg;
+		return 0;
+	case OPT_REPLACE:
+		a->replace = true;
+		return 0;
+	}
+	return usage_err("attach", "unknown option");
+}
+
+/* Copy every entry of the old policy's own map into the new one. */
+static int migrate_entries(const struct pindir *pd, const struct policy *p,
+			   int new_fd)
+{
+	char rel[256], path[PATH_MAX];
+	__u64 key, next, val;	/* both key types fit in 8 bytes */
+	void *prev = NULL;
+	int fd, err = 0;
+
+	snprintf(rel, sizeof(rel), POLICY_SUBDIR "/map_%s", p->map);
+	if (pindir_fdpath(pd, rel, path, sizeof(path)) || (fd = bpf_obj_get(path)) < 0) {
+		p_err("attach: cannot open the attached policy's map %s: %s", p->map,
+		      strerror(errno));
+		return -1;
+	}
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &val))
+			continue;	/* deleted meanwhile (cgroup removed) */
+		if (bpf_map_update_elem(new_fd, &key, &val, BPF_ANY)) {
+			err = -errno;
+			break;
+		}
+	}
+	close(fd);
+	if (err) {
+		p_err("attach: cannot copy %s entries into the new policy: %s",
+		      p->map, strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+/* Fail when anything but our own policy's links sits on the evaluate hook. */
+static int check_hook_free(const struct pindir *pd, const struct hooks *h,
+			   const struct attached *old, bool replace)
+{
+	struct pinned_obj *pins = NULL;
+	struct hooked_link *links = NULL;
+	size_t npins = 0, nlinks = 0;
+	int err = 0;
+
+	if (hooked_links(h, &links, &nlinks))
+		return -1;
+	if (old->present)
+		list_pins(pd, POLICY_SUBDIR, &pins, &npins);
+	for (size_t i = 0; i < nlinks && !err; i++) {
+		bool ours = false;
+
+		if (links[i].hook != HOOK_EVALUATE)
+			continue;
+		for (size_t j = 0; j < npins; j++)
+			ours |= pins[j].is_link && pins[j].id == links[i].link_id;
+		if (!ours) {
+			p_err("attach: a program not attached by oomctl is on %s: "
+			      "prog '%s' (id %u, link %u); fmod_ret programs stack, "
+			      "so oomctl will not attach on top of it",
+			      hook_names[HOOK_EVALUATE], links[i].prog_name,
+			      links[i].prog_id, links[i].link_id);
+			err = -1;
+		}
+	}
+	if (!err && old->present && !replace) {
+		p_err("attach: policy %s is already attached; use --replace to swap it, "
+		      "or 'oomctl detach' first", old->policy->name);
+		err = -1;
+	}
+	free(links);
+	free(pins);
+	return err;
+}
+
+static int pin_map(const struct pindir *pd, const char *dir, struct bpf_map *m)
+{
+	char rel[256], path[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "%s/map_%s", dir, bpf_map__name(m));
+	if (pindir_fdpath(pd, rel, path, sizeof(path)) || bpf_map__pin(m, path)) {
+		p_err("attach: cannot pin map %s: %s", bpf_map__name(m), strerror(errno));
+		return -1;
+	}
+	fchmodat(pd->fd, rel, 0600, 0);
+	return 0;
+}
+
+/* Attach @prog and pin its link; the link is also kept in @links[*n]. */
+static int attach_prog(const struct pindir *pd, const char *dir,
+		       struct bpf_program *prog, struct bpf_link **links, size_t *n)
+{
+	char rel[256], path[PATH_MAX];
+	struct bpf_link *l;
+
+	if (*n == MAX_LINKS) {
+		p_err("attach: more than %d programs in one policy", MAX_LINKS);
+		return -1;
+	}
+	l = bpf_program__attach(prog);
+	if (!l) {
+		p_err("attach: cannot attach program %s: %s", bpf_program__name(prog),
+		      strerror(errno));
+		return -1;
+	}
+	links[(*n)++] = l;
+	snprintf(rel, sizeof(rel), "%s/link_%s", dir, bpf_program__name(prog));
+	if (pindir_fdpath(pd, rel, path, sizeof(path)) || bpf_link__pin(l, path)) {
+		p_err("attach: cannot pin the link of %s: %s", bpf_program__name(prog),
+		      strerror(errno));
+		return -1;
+	}
+	fchmodat(pd->fd, rel, 0600, 0);
+	return 0;
+}
+
+/* The fmod_ret program on bpf_oom_evaluate_task, the one choosing. */
+static bool is_evaluate(const struct bpf_program *prog)
+{
+	return bpf_program__expected_attach_type(prog) == BPF_MODIFY_RETURN;
+}
+
+static void attach_text(struct json_object *o)
+{
+	printf("attached %s (policy_name %s), pinned in %s\n", jstr(o, "policy"),
+	       jstr(o, "name"), jstr(o, "pin_dir"));
+	if (jget(o, "replaced"))
+		printf("replaced %s\n", jstr(o, "replaced"));
+}
+
+int do_attach(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "name", required_argument, NULL, OPT_NAME },
+		{ "default-prio", required_argument, NULL, OPT_DEFAULT_PRIO },
+		{ "replace", no_argument, NULL, OPT_REPLACE },
+		{ 0 }
+	};
+	struct attach_args args = {};
+	struct oomctl_config cfg = { .abi_version = OOMCTL_ABI_VERSION };
+	struct pindir pd = { .fd = -1 };
+	struct bpf_link *links[MAX_LINKS];
+	const struct policy *p;
+	struct attached old;
+	struct bpf_object *obj = NULL;
+	struct bpf_program *prog;
+	struct bpf_map *m;
+	struct json_object *res;
+	struct hooks hooks;
+	char staging[64];
+	void *skel = NULL;
+	size_t nlinks = 0;
+	unsigned long prio = 0;
+	int first, rc = EXIT_FAIL, err;
+	bool staged = false;
+	__u32 zero = 0;
+
+	err = parse_cmd_opts("attach", argc, argv, opts, NULL, attach_opt, &args,
+			     &first);
+	if (err)
+		return err < 0 ? EXIT_OK : err;
+	if (first >= argc)
+		return usage_err("attach", "which policy? (cgprio or pid)");
+	if (argc - first > 1)
+		return usage_err("attach", "unexpected argument '%s'", argv[first + 1]);
+	p = policy_by_name(argv[first]);
+	if (!p)
+		return usage_err("attach", "unknown policy '%s' (cgprio or pid)",
+				 argv[first]);
+	if (args.name && !*args.name)
+		return usage_err("attach", "--name: the name is empty");
+	if (args.name && strlen(args.name) >= OOMCTL_NAME_LEN)
+		return usage_err("attach", "--name '%s' is %zu bytes long; at most %d",
+				 args.name, strlen(args.name), OOMCTL_NAME_LEN - 1);
+	if (args.default_prio && !p->has_default_prio)
+		return usage_err("attach", "--default-prio applies to cgprio only");
+	if (args.default_prio) {
+		err = parse_uint(args.default_prio, OOMCTL_PRIO_MIN, OOMCTL_PRIO_MAX, &prio);
+		if (err)
+			return usage_err("attach", "--default-prio '%s' is %s, want %d..%d",
+					 args.default_prio,
+					 err == -ERANGE ? "out of range" : "not a decimal integer",
+					 OOMCTL_PRIO_MIN, OOMCTL_PRIO_MAX);
+	}
+	cfg.policy = p->id;
+	cfg.default_prio = prio;
+	snprintf(cfg.name, sizeof(cfg.name), "%s", args.name ? args.name : p->name);
+
+	/* Checks first, in the order a user would fix them; nothing loaded. */
+	if (need_caps("attach", NEED_ADMIN) || hooks_find(&hooks) ||
+	    pindir_open(&pd, true))
+		return EXIT_FAIL;
+	cleanup_stale(&pd);
+	if (read_attached(&pd, &old) || check_hook_free(&pd, &hooks, &old, args.replace))
+		goto out;
+
+	obj = p->open(&skel);
+	if (!obj) {
+		p_err("attach: cannot open policy %s: %s", p->name, strerror(errno));
+		goto out;
+	}
+	if (bpf_object__load(obj)) {
+		p_err("attach: the kernel refused policy %s: %s (run with --debug "
+		      "for the verifier log)", p->name, strerror(errno));
+		goto out;
+	}
+	m = bpf_object__find_map_by_name(obj, "oomctl_config");
+	if (!m || bpf_map_update_elem(bpf_map__fd(m), &zero, &cfg, BPF_ANY)) {
+		p_err("attach: cannot write the policy's config: %s", strerror(errno));
+		goto out;
+	}
+	if (old.present && old.policy == p &&
+	    migrate_entries(&pd, p, bpf_map__fd(bpf_object__find_map_by_name(obj, p->map))))
+		goto out;
+
+	snprintf(staging, sizeof(staging), "staging-%d", getpid());
+	if (mkdirat(pd.fd, staging, 0700)) {
+		p_err("attach: cannot create %s/%s: %s", pd.path, staging, strerror(errno));
+		goto out;
+	}
+	staged = true;
+	bpf_object__for_each_map(m, obj) {
+		if (!bpf_map__is_internal(m) && pin_map(&pd, staging, m))
+			goto out;
+	}
+	/* The evaluate program last: by then the name and counters are live. */
+	bpf_object__for_each_program(prog, obj) {
+		if (!is_evaluate(prog) &&
+		    attach_prog(&pd, staging, prog, links, &nlinks))
+			goto out;
+	}
+	bpf_object__for_each_program(prog, obj) {
+		if (is_evaluate(prog) &&
+		    attach_prog(&pd, staging, prog, links, &nlinks))
+			goto out;
+	}
+
+	/*
+	 * Commit: one rename. With --replace, an atomic exchange, after which
+	 * the staging name holds the old policy, released by unpinning.
+	 */
+	err = renameat2(pd.fd, staging, pd.fd, POLICY_SUBDIR,
+			old.present ? RENAME_EXCHANGE : RENAME_NOREPLACE);
+	if (err) {
+		p_err("attach: cannot move %s into place: %s", staging, strerror(errno));
+		goto out;
+	}
+	if (old.present)
+		remove_pins(&pd, staging);
+	staged = false;
+
+	res = json_object_new_object();
+	json_object_object_add(res, "policy", json_object_new_string(p->name));
+	json_object_object_add(res, "name", json_object_new_string(cfg.name));
+	if (p->has_default_prio)
+		json_object_object_add(res, "default_prio", json_object_new_int(cfg.default_prio));
+	{
+		char dir[PATH_MAX + 16];
+
+		snprintf(dir, sizeof(dir), "%s/" POLICY_SUBDIR, pd.path);
+		json_object_object_add(res, "pin_dir", json_object_new_string(dir));
+	}
+	if (old.present)
+		json_object_object_add(res, "replaced",
+				       json_object_new_string(old.policy->name));
+	print_result(res, attach_text);
+	json_object_put(res);
+	rc = EXIT_OK;
+out:
+	/* On failure this releases every link: nothing stays attached. */
+	if (staged)
+		remove_pins(&pd, staging);
+	for (size_t i = 0; i < nlinks; i++) {
+		if (rc == EXIT_OK)
+			bpf_link__disconnect(links[i]);
+		bpf_link__destroy(links[i]);
+	}
+	if (skel)
+		p->destroy(skel);
+	pindir_close(&pd);
+	return rc;
+}
+
+/* Ids of everything the policy consists of, to check they are released. */
+struct obj_ids {
+	__u32 links[16], progs[16], maps[64];
+	size_t nlinks, nprogs, nmaps;
+};
+
+static void add_id(__u32 *v, size_t *n, size_t max, __u32 id)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (v[i] == id)
+			return;
+	if (*n < max)
+		v[(*n)++] = id;
+}
+
+static void collect_ids(struct pinned_obj *pins, size_t npins, struct obj_ids *ids)
+{
+	memset(ids, 0, sizeof(*ids));
+	for (size_t i = 0; i < npins; i++) {
+		if (!pins[i].is_link) {
+			add_id(ids->maps, &ids->nmaps, 64, pins[i].id);
+			continue;
+		}
+		add_id(ids->links, &ids->nlinks, 16, pins[i].id);
+		add_id(ids->progs, &ids->nprogs, 16, pins[i].prog_id);
+	}
+	/* The programs' internal maps (.bss) are not pinned: ask the programs. */
+	for (size_t i = 0; i < ids->nprogs; i++) {
+		__u32 map_ids[16], len;
+		struct bpf_prog_info info = {};
+		int fd = bpf_prog_get_fd_by_id(ids->progs[i]);
+
+		if (fd < 0)
+			continue;
+		info.nr_map_ids = 16;
+		info.map_ids = (__u64)(unsigned long)map_ids;
+		len = sizeof(info);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+			for (__u32 j = 0; j < info.nr_map_ids && j < 16; j++)
+				add_id(ids->maps, &ids->nmaps, 64, map_ids[j]);
+		close(fd);
+	}
+}
+
+static bool id_exists(int (*get)(__u32), __u32 id)
+{
+	int fd = get(id);
+
+	if (fd < 0)
+		return errno != ENOENT;
+	close(fd);
+	return true;
+}
+
+/* Unpinned objects are freed after an RCU grace period: poll, bounded. */
+static const char *remaining(const struct obj_ids *ids, __u32 *which)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+	for (int tries = 0; tries < 250; tries++) {	/* 5 s */
+		const char *kind = NULL;
+
+		for (size_t i = 0; !kind && i < ids->nlinks; i++)
+			if (id_exists(bpf_link_get_fd_by_id, ids->links[i]))
+				kind = "link", *which = ids->links[i];
+		for (size_t i = 0; !kind && i < ids->nprogs; i++)
+			if (id_exists(bpf_prog_get_fd_by_id, ids->progs[i]))
+				kind = "program", *which = ids->progs[i];
+		for (size_t i = 0; !kind && i < ids->nmaps; i++)
+			if (id_exists(bpf_map_get_fd_by_id, ids->maps[i]))
+				kind = "map", *which = ids->maps[i];
+		if (!kind)
+			return NULL;
+		nanosleep(&ts, NULL);
+		if (tries == 249)
+			return kind;
+	}
+	return NULL;
+}
+
+static struct json_object *id_array(const __u32 *v, size_t n)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_int64(v[i]));
+	return a;
+}
+
+static void detach_text(struct json_object *o)
+{
+	printf("detached %s: %zu links, %zu programs and %zu maps released\n",
+	       jstr(o, "detached"), json_object_array_length(jget(o, "links")),
+	       json_object_array_length(jget(o, "programs")),
+	       json_object_array_length(jget(o, "maps")));
+}
+
+int do_detach(int argc, char **argv)
+{
+	struct pindir pd = { .fd = -1 };
+	struct pinned_obj *pins = NULL;
+	struct json_object *res;
+	struct attached a;
+	struct obj_ids ids;
+	const char *left;
+	size_t npins = 0;
+	int first, err, rc = EXIT_FAIL;
+	__u32 id = 0;
+
+	err = parse_cmd_opts("detach", argc, argv, NULL, NULL, NULL, NULL, &first);
+	if (err)
+		return err < 0 ? EXIT_OK : err;
+	if (first < argc)
+		return usage_err("detach", "unexpected argument '%s'", argv[first]);
+	if (need_caps("detach", NEED_ADMIN))
+		return EXIT_FAIL;
+	err = pindir_open(&pd, false);
+	if (err == -ENOENT || (!err && !policy_present(&pd))) {
+		p_err("detach: no oomctl policy is attached (nothing pinned in %s/%s/%s)",
+		      bpffs_dir, PIN_SUBDIR, POLICY_SUBDIR);
+		goto out;
+	}
+	if (err)
+		goto out;
+	cleanup_stale(&pd);
+	if (read_attached(&pd, &a) || list_pins(&pd, POLICY_SUBDIR, &pins, &npins))
+		goto out;
+	collect_ids(pins, npins, &ids);
+	err = remove_pins(&pd, POLICY_SUBDIR);
+	if (err) {
+		p_err("detach: cannot unpin %s/%s: %s", pd.path, POLICY_SUBDIR,
+		      strerror(-err));
+		goto out;
+	}
+	left = remaining(&ids, &id);
+	if (left) {
+		p_err("detach: %s %u still exists after unpinning: another process or "
+		      "pin holds it%s", left, id,
+		      strcmp(left, "map") ? ", so the policy stays attached until it "
+		      "is released" : "");
+		goto out;
+	}
+	res = json_object_new_object();
+	json_object_object_add(res, "detached", json_object_new_string(a.policy->name));
+	json_object_object_add(res, "links", id_array(ids.links, ids.nlinks));
+	json_object_object_add(res, "programs", id_array(ids.progs, ids.nprogs));
+	json_object_object_add(res, "maps", id_array(ids.maps, ids.nmaps));
+	print_result(res, detach_text);
+	json_object_put(res);
+	rc = EXIT_OK;
+out:
+	free(pins);
+	pindir_close(&pd);
+	return rc;
+}

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * oomctl - attach, configure and inspect BPF OOM policies.
+ *
+ *   oomctl [OPTIONS] COMMAND [ARGS]     oomctl help     oomctl COMMAND help
+ *
+ * The command table and dispatch follow bpftool: exact command names plus a
+ * few explicit aliases (prefix matching would change meaning whenever a
+ * command is added), a usage text per command, -j/-p everywhere.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "oomctl.h"
+
+#define OOMCTL_VERSION "0.1"
+
+bool json_output;
+bool pretty_output;
+bool debug_output;
+const char *bpffs_dir = DEFAULT_BPFFS;
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *args;	/* after the command name */
+	const char *summary;
+	const char *help;	/* more lines for 'oomctl COMMAND help' */
+};
+
+static const struct cmd cmds[] = {
+	{ "list", do_list, "",
+	  "list the bundled policies and which one is attached", NULL },
+	{ "attach", do_attach,
+	  "POLICY [--name NAME] [--default-prio PRIO] [--replace] [--bpffs DIR]",
+	  "load POLICY, attach it to the OOM hooks and pin it",
+	  "  POLICY            cgprio or pid (see 'oomctl list')\n"
+	  "  --name NAME       policy_name shown in the OOM report (at most 15 bytes;\n"
+	  "                    default: the policy's name)\n"
+	  "  --default-prio PRIO\n"
+	  "                    cgprio: priority of cgroups without one, "
+	  "0..1000 (default 0)\n"
+	  "  --replace         swap the attached oomctl policy for this one, with no gap\n"
+	  "  --bpffs DIR       bpffs mount to pin under (default /sys/fs/bpf);\n"
+	  "                    pins go to DIR/oomctl/policy\n" },
+	{ "detach", do_detach, "[--bpffs DIR]",
+	  "unpin the attached policy and check that nothing of it remains", NULL },
+	{ "status", do_status, "[--bpffs DIR]",
+	  "show the attached policy, its counters, last victim and entries", NULL },
+	{ "set-prio", do_set_prio, "CGROUP PRIO",
+	  "cgprio: set CGROUP's priority (lower dies first)",
+	  "  CGROUP            a cgroup v2 directory: /sys/fs/cgroup/x, or x relative\n"
+	  "                    to the cgroup2 mount\n"
+	  "  PRIO              a decimal integer, 0..1000\n" },
+	{ "get-prio", do_get_prio, "[CGROUP]",
+	  "cgprio: show CGROUP's effective priority, or every entry", NULL },
+	{ "unset-prio", do_unset_prio, "CGROUP",
+	  "cgprio: remove CGROUP's entry (it inherits again)", NULL },
+	{ "add-pid", do_add_pid, "PID...",
+	  "pid: add processes (thread-group ids) to the targets", NULL },
+	{ "del-pid", do_del_pid, "PID...",
+	  "pid: remove processes from the targets", NULL },
+	{ "get-pids", do_get_pids, "", "pid: list the targets", NULL },
+	{ "help", NULL, "[COMMAND]", "show this help, or a command's", NULL },
+};
+
+static const struct { const char *alias, *name; } aliases[] = {
+	{ "ls", "list" },
+	{ "show", "status" },
+};
+
+static const struct cmd *find_cmd(const char *name)
+{
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(name, aliases[i].alias))
+			name = aliases[i].name;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(name, cmds[i].name))
+			return &cmds[i];
+	return NULL;
+}
+
+static const char common_opts_help[] =
+	"Options:\n"
+	"  -j, --json        print JSON (errors too)\n"
+	"  -p, --pretty      print indented JSON (implies --json)\n"
+	"  -d, --debug       show libbpf's messages, including the verifier log\n"
+	"      --bpffs DIR   bpffs mount holding oomctl's pins (default /sys/fs/bpf)\n"
+	"  -h, --help        show help\n"
+	"  -V, --version     show the version\n";
+
+static void print_usage(FILE *f)
+{
+	fprintf(f, "Usage: oomctl [OPTIONS] COMMAND [ARGS]\n"
+		   "       oomctl COMMAND help\n\nCommands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-12s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(f, "\nAliases: ls = list, show = status\n\n%s\n"
+		   "Policies: cgprio, pid ('oomctl list').\n"
+		   "Exit status: 0 success, 1 failure, 2 usage error.\n"
+		   "See oomctl(8).\n", common_opts_help);
+}
+
+void print_cmd_usage(const char *name, bool to_stderr)
+{
+	const struct cmd *c = find_cmd(name);
+	FILE *f = to_stderr ? stderr : stdout;
+
+	if (!c)
+		return;
+	fprintf(f, "Usage: oomctl %s%s%s\n\n%s.\n", c->name, *c->args ? " " : "",
+		c->args, c->summary);
+	if (c->help)
+		fprintf(f, "\n%s", c->help);
+	fprintf(f, "\n%s\nExit status: 0 success, 1 failure, 2 usage error.\n",
+		common_opts_help);
+}
+
+/* 'oomctl COMMAND help' (only as the first argument, like bpftool). */
+int cmd_help_requested(int argc, char **argv)
+{
+	return argc >= 2 && !strcmp(argv[1], "help");
+}
+
+enum { OPT_BPFFS = 0x100 };
+
+static int common_opt(int c, const char *arg)
+{
+	switch (c) {
+	case 'j':
+		json_output = true;
+		return 1;
+	case 'p':
+		json_output = pretty_output = true;
+		return 1;
+	case 'd':
+		debug_output = true;
+		return 1;
+	case OPT_BPFFS:
+		bpffs_dir = arg;
+		return 1;
+	}
+	return 0;
+}
+
+#define COMMON_LONGOPTS					\
+	{ "json", no_argument, NULL, 'j' },		\
+	{ "pretty", no_argument, NULL, 'p' },		\
+	{ "debug", no_argument, NULL, 'd' },		\
+	{ "bpffs", required_argument, NULL, OPT_BPFFS },\
+	{ "help", no_argument, NULL, 'h' }
+
+int parse_cmd_opts(const char *cmd, int argc, char **argv,
+		   const struct option *extra, const char *shortopts,
+		   int (*handle)(int opt, const char *arg, void *ctx), void *ctx,
+		   int *first_arg)
+{
+	static const struct option common[] = { COMMON_LONGOPTS };
+	struct option opts[32];
+	char shorts[32];
+	size_t n = 0;
+	int c;
+
+	for (; extra && extra[n].name; n++)
+		opts[n] = extra[n];
+	for (size_t i = 0; i < sizeof(common) / sizeof(common[0]); i++)
+		opts[n++] = common[i];
+	opts[n] = (struct option){ 0 };
+	/* ':' first: a missing argument is reported as ':', not '?' */
+	snprintf(shorts, sizeof(shorts), ":jpdh%s", shortopts ? shortopts : "");
+
+	optind = 0;	/* glibc: reinitialise, argv[0] is the command */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
+		if (common_opt(c, optarg))
+			continue;
+		if (c == 'h') {
+			print_cmd_usage(cmd, false);
+			return -1;	/* caller exits 0 */
+		}
+		if (c == '?') {
+			if (optopt)
+				return usage_err(cmd, "unknown option '-%c'", optopt);
+			return usage_err(cmd, "unknown option '%s'", argv[optind - 1]);
+		}
+		if (c == ':')
+			return usage_err(cmd, "option '%s' needs an argument",
+					 argv[optind - 1]);
+		if (!handle)
+			return usage_err(cmd, "unknown option '%s'", argv[optind - 1]);
+		c = handle(c, optarg, ctx);
+		if (c)
+			return c;
+	}
+	*first_arg = optind;
+	return 0;
+}
+
+static int libbpf_print(enum libbpf_print_level level __attribute__((unused)),
+			const char *fmt,
+			va_list ap)
+{
+	if (!debug_output)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		COMMON_LONGOPTS,
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 }
+	};
+	const struct cmd *cmd;
+	int c;
+
+	libbpf_set_print(libbpf_print);
+	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
+	opterr = 0;
+	/* '+': stop at the command; its own options are parsed by it. */
+	while ((c = getopt_long(argc, argv, "+:jpdhV", opts, NULL)) != -1) {
+		if (common_opt(c, optarg))
+			continue;
+		switch (c) {
+		case 'h':
+			print_usage(stdout);
+			return EXIT_OK;
+		case 'V':
+			printf("oomctl %s (libbpf %s)\n", OOMCTL_VERSION,
+			       libbpf_version_string());
+			return EXIT_OK;
+		case ':':
+			return usage_err(NULL, "option '%s' needs an argument",
+					 argv[optind - 1]);
+		default:
+			if (optopt)
+				return usage_err(NULL, "unknown option '-%c'", optopt);
+			return usage_err(NULL, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc) {
+		if (json_output)
+			return usage_err(NULL, "no command given");
+		print_usage(stderr);
+		return EXIT_USAGE;
+	}
+	argc -= optind;
+	argv += optind;
+
+	if (!strcmp(argv[0], "help")) {
+		if (argc == 1) {
+			print_usage(stdout);
+			return EXIT_OK;
+		}
+		if (argc > 2 || !find_cmd(argv[1]))
+			return usage_err(NULL, "help: unknown command '%s'", argv[1]);
+		print_cmd_usage(argv[1], false);
+		return EXIT_OK;
+	}
+	cmd = find_cmd(argv[0]);
+	if (!cmd)
+		return usage_err(NULL, "unknown command '%s'", argv[0]);
+	if (cmd_help_requested(argc, argv)) {
+		if (argc > 2)
+			return usage_err(cmd->name, "'help' takes no arguments");
+		print_cmd_usage(cmd->name, false);
+		return EXIT_OK;
+	}
+	argv[0] = (char *)cmd->name;
+	return cmd->fn(argc, argv);
+}

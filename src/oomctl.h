@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * oomctl.h - declarations shared by oomctl's source files. The layouts that
+ * the BPF side shares live in bpf-policies/oomctl.h, included here.
+ */
+#ifndef OOMCTL_SRC_H
+#define OOMCTL_SRC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include <json-c/json.h>
+#include "../bpf-policies/oomctl.h"
+
+/* Exit statuses, the same for every command. */
+#define EXIT_OK		0
+#define EXIT_FAIL	1	/* the command was well formed but failed */
+#define EXIT_USAGE	2	/* the command line was not */
+
+#define DEFAULT_BPFFS	"/sys/fs/bpf"
+#define PIN_SUBDIR	"oomctl"	/* <bpffs>/oomctl: root, 0700 */
+#define POLICY_SUBDIR	"policy"	/* <bpffs>/oomctl/policy: the live one */
+
+/* Global options (main.c), also accepted after the command. */
+extern bool json_output;
+extern bool pretty_output;
+extern bool debug_output;
+extern const char *bpffs_dir;
+
+/* output.c: the one error path and the one JSON writer. */
+extern bool quiet_errors;
+void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int usage_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void print_json(struct json_object *o);
+void print_result(struct json_object *o, void (*text)(struct json_object *));
+const char *jstr(struct json_object *o, const char *key);
+long long jint(struct json_object *o, const char *key);
+struct json_object *jget(struct json_object *o, const char *key);
+
+/* main.c: shared option handling for the commands. */
+int cmd_help_requested(int argc, char **argv);
+void print_cmd_usage(const char *cmd, bool to_stderr);
+
+/*
+ * Parse a command's options with getopt_long; common options (-j, -p, -d,
+ * --bpffs) are handled here. @handle gets the others and returns 0 or
+ * EXIT_USAGE. On return *first_arg indexes the first positional argument.
+ */
+struct option;
+int parse_cmd_opts(const char *cmd, int argc, char **argv,
+		   const struct option *extra, const char *shortopts,
+		   int (*handle)(int opt, const char *arg, void *ctx), void *ctx,
+		   int *first_arg);
+
+/* parse.c */
+int parse_uint(const char *s, unsigned long min, unsigned long max,
+	       unsigned long *out);
+
+/* caps.c */
+enum caps_need { NEED_BPF, NEED_ADMIN };
+int need_caps(const char *cmd, enum caps_need need);
+
+/* kernel.c: the OOM hooks in the running kernel's BTF. */
+enum hook_id { HOOK_EVALUATE, HOOK_NAME, HOOK_FAIL, HOOK_KILL, NR_HOOKS };
+struct hooks {
+	__s32 btf_id[NR_HOOKS];	/* 0 when absent */
+};
+extern const char *const hook_names[NR_HOOKS];
+int hooks_find(struct hooks *h);
+struct hooked_link {
+	__u32 link_id, prog_id;
+	enum hook_id hook;
+	char prog_name[16];
+};
+int hooked_links(const struct hooks *h, struct hooked_link **out, size_t *n);
+
+/* pins.c: the pin directory, its lock, and object ids behind pins. */
+struct pindir {
+	int fd;			/* <bpffs>/oomctl, locked */
+	char path[4096];	/* its real path, for messages */
+};
+int pindir_open(struct pindir *pd, bool create);
+void pindir_close(struct pindir *pd);
+int pindir_fdpath(const struct pindir *pd, const char *rel, char *buf, size_t sz);
+int policy_present(const struct pindir *pd);
+void cleanup_stale(const struct pindir *pd);
+struct pinned_obj {
+	char name[256];		/* file name in the policy dir */
+	bool is_link;
+	__u32 id, prog_id;	/* object id; a link's program id */
+	char obj_name[16];	/* the map's or the link's program's name */
+};
+int list_pins(const struct pindir *pd, const char *sub, struct pinned_obj **out,
+	      size_t *n);
+int remove_pins(const struct pindir *pd, const char *sub);
+
+/* policy.c: the bundled policies. */
+struct policy {
+	const char *name;
+	enum oomctl_policy_id id;
+	const char *summary;
+	const char *map;	/* its own map: cgprio_prios, pid_targets */
+	bool has_default_prio;
+	struct bpf_object *(*open)(void **skel);
+	void (*destroy)(void *skel);
+};
+extern const struct policy policies[];
+extern const size_t nr_policies;
+const struct policy *policy_by_name(const char *name);
+const struct policy *policy_by_id(__u32 id);
+
+/* state.c: what is attached, read back from the pins. */
+struct attached {
+	bool present;
+	struct oomctl_config cfg;
+	const struct policy *policy;
+	struct oomctl_state state;
+};
+int read_attached(const struct pindir *pd, struct attached *a);
+int open_policy_map(const struct pindir *pd, const struct policy *want,
+		    const char *cmd);
+
+/* cgroup.c */
+struct cgroup_ref {
+	__u64 id;
+	char path[4096];	/* filesystem path */
+	char cgpath[4096];	/* path inside the hierarchy, "/a/b" */
+};
+int cgroup_resolve(const char *arg, struct cgroup_ref *cg);
+int cgroup_id_of(const char *path, __u64 *id);
+int cgroup_exists(__u64 id, const char *path);
+struct cgroup_map;
+struct cgroup_map *cgroup_map_build(void);
+const char *cgroup_map_path(struct cgroup_map *m, __u64 id, bool cgpath);
+void cgroup_map_free(struct cgroup_map *m);
+const char *cgroup2_mount(void);
+
+/* maps.c: a policy map's entries as JSON arrays (status shows them too). */
+struct json_object *prio_entries(int fd);
+struct json_object *pid_entries(int fd);
+
+/* commands */
+int do_list(int argc, char **argv);
+int do_attach(int argc, char **argv);
+int do_detach(int argc, char **argv);
+int do_status(int argc, char **argv);
+int do_set_prio(int argc, char **argv);
+int do_get_prio(int argc, char **argv);
+int do_unset_prio(int argc, char **argv);
+int do_add_pid(int argc, char **argv);
+int do_del_pid(int argc, char **argv);
+int do_get_pids(int argc, char **argv);
+
+#endif

@@ -1,0 +1,34 @@
+# oomctl: the BPF policies (bpf-policies/) and the tool (src/), included by
+# the top-level Makefile, which provides B, CC, CLANG, BPFTOOL, LLVM_STRIP,
+# CFLAGS and the LIBBPF_* flags.
+
+OOMCTL_POLICIES := cgprio pid
+OOMCTL_SRCS     := $(wildcard src/*.c)
+OOMCTL_HDRS     := $(wildcard src/*.h) bpf-policies/oomctl.h
+OOMCTL_SKELS    := $(OOMCTL_POLICIES:%=$(B)/policies/%.skel.h)
+OOMCTL_BPF_CFLAGS := -target bpf -g -O2 -Wall -D__TARGET_ARCH_x86 -I$(B) -Ibpf-policies
+JSONC_CFLAGS = $(shell pkg-config --cflags json-c 2>/dev/null)
+JSONC_LIBS   = $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
+
+OOMCTL_TARGETS += $(B)/oomctl
+OOMCTL_VM_TESTS += $(sort $(wildcard tests/vm/oomctl-*.bats))
+
+$(B)/policies/%.bpf.o: bpf-policies/%.bpf.c bpf-policies/common.bpf.h bpf-policies/oomctl.h $(B)/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) $(OOMCTL_BPF_CFLAGS) -c $< -o $@
+
+# Skeletons embed the object, so oomctl has no file to find at run time.
+$(B)/policies/%.skel.h: $(B)/policies/%.bpf.o
+	$(LLVM_STRIP) -g $< -o $(B)/policies/$*.stripped.o
+	$(BPFTOOL) gen skeleton $(B)/policies/$*.stripped.o name $*_bpf > $@
+
+$(B)/oomctl: $(OOMCTL_SRCS) $(OOMCTL_HDRS) $(OOMCTL_SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Isrc -Ibpf-policies -I$(B)/policies $(LIBBPF_CFLAGS) $(JSONC_CFLAGS) \
+		-o $@ $(OOMCTL_SRCS) $(LIBBPF_LIBS) $(JSONC_LIBS)
+
+.PHONY: oomctl
+oomctl: $(B)/oomctl
+
+# Keep the objects: `bpftool prog load` on them is handy when debugging.
+.SECONDARY: $(OOMCTL_POLICIES:%=$(B)/policies/%.bpf.o)

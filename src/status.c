@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * status.c - oomctl status and oomctl list: everything read back from the
+ * pins and the kernel, never from oomctl's own memory of what it did.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "oomctl.h"
+
+static struct json_object *jstring_or_null(const char *s)
+{
+	return s && *s ? json_object_new_string(s) : NULL;
+}
+
+static struct json_object *counters(const struct oomctl_stats *s)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "invocations", json_object_new_int64(s->invocations));
+	json_object_object_add(o, "selections", json_object_new_int64(s->selections));
+	json_object_object_add(o, "kills", json_object_new_int64(s->kills));
+	json_object_object_add(o, "failures", json_object_new_int64(s->failures));
+	return o;
+}
+
+static struct json_object *victim(const struct oomctl_victim *v)
+{
+	struct cgroup_map *cm;
+	struct json_object *o;
+	char comm[17], name[OOMCTL_NAME_LEN + 1];
+
+	if (!v->seq)
+		return NULL;
+	cm = cgroup_map_build();
+	o = json_object_new_object();
+	snprintf(comm, sizeof(comm), "%.16s", v->comm);
+	snprintf(name, sizeof(name), "%.16s", v->policy_name);
+	json_object_object_add(o, "pid", json_object_new_int64(v->pid));
+	json_object_object_add(o, "comm", json_object_new_string(comm));
+	json_object_object_add(o, "cgroup_id", json_object_new_int64(v->cgroup_id));
+	json_object_object_add(o, "cgroup",
+			       jstring_or_null(cgroup_map_path(cm, v->cgroup_id, true)));
+	json_object_object_add(o, "policy_name", json_object_new_string(name));
+	json_object_object_add(o, "kill", json_object_new_int64(v->seq));
+	cgroup_map_free(cm);
+	return o;
+}
+
+static struct json_object *pinned(const struct pindir *pd, struct pinned_obj *pins,
+				  size_t n, bool links)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o;
+		char path[PATH_MAX + 300];
+
+		if (pins[i].is_link != links)
+			continue;
+		o = json_object_new_object();
+		snprintf(path, sizeof(path), "%s/%s/%s", pd->path, POLICY_SUBDIR,
+			 pins[i].name);
+		json_object_object_add(o, "pin", json_object_new_string(path));
+		json_object_object_add(o, "id", json_object_new_int64(pins[i].id));
+		if (links) {
+			json_object_object_add(o, "prog_id", json_object_new_int64(pins[i].prog_id));
+			json_object_object_add(o, "prog_name", json_object_new_string(pins[i].obj_name));
+		} else {
+			json_object_object_add(o, "name", json_object_new_string(pins[i].obj_name));
+		}
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+/* Links on the OOM hooks that are not pinned in our policy directory. */
+static struct json_object *foreign(const struct hooks *h, struct pinned_obj *pins,
+				   size_t npins)
+{
+	struct json_object *a = json_object_new_array();
+	struct hooked_link *links;
+	size_t n;
+
+	if (hooked_links(h, &links, &n))
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o;
+		bool ours = false;
+
+		for (size_t j = 0; j < npins; j++)
+			ours |= pins[j].is_link && pins[j].id == links[i].link_id;
+		if (ours)
+			continue;
+		o = json_object_new_object();
+		json_object_object_add(o, "hook", json_object_new_string(hook_names[links[i].hook]));
+		json_object_object_add(o, "link_id", json_object_new_int64(links[i].link_id));
+		json_object_object_add(o, "prog_id", json_object_new_int64(links[i].prog_id));
+		json_object_object_add(o, "prog_name", json_object_new_string(links[i].prog_name));
+		json_object_array_add(a, o);
+	}
+	free(links);
+	return a;
+}
+
+static void status_text(struct json_object *o)
+{
+	struct json_object *c = jget(o, "counters"), *v = jget(o, "last_victim");
+	struct json_object *a, *f = jget(o, "foreign");
+
+	if (!json_object_get_boolean(jget(o, "attached"))) {
+		printf("policy:       none attached\n");
+	} else {
+		printf("policy:       %s\n", jstr(o, "policy"));
+		printf("policy_name:  %s (configured)", jstr(o, "name"));
+		if (jget(o, "last_policy_name"))
+			printf(", %s (read back at the last kill)", jstr(o, "last_policy_name"));
+		printf("\n");
+		if (jget(o, "default_prio"))
+			printf("default prio: %lld\n", jint(o, "default_prio"));
+		printf("pinned in:    %s\n", jstr(o, "pin_dir"));
+		printf("counters:     invocations %lld, selections %lld, kills %lld, failures %lld\n",
+		       jint(c, "invocations"), jint(c, "selections"), jint(c, "kills"),
+		       jint(c, "failures"));
+		if (v)
+			printf("last victim:  pid %lld (%s) in %s, policy_name %s\n",
+			       jint(v, "pid"), jstr(v, "comm"),
+			       jget(v, "cgroup") ? jstr(v, "cgroup") : "(removed cgroup)",
+			       jstr(v, "policy_name"));
+		else
+			printf("last victim:  none yet\n");
+		a = jget(o, "links");
+		for (size_t i = 0; i < json_object_array_length(a); i++) {
+			struct json_object *l = json_object_array_get_idx(a, i);
+
+			printf("link:         id %-5lld prog %-5lld %-16s %s\n", jint(l, "id"),
+			       jint(l, "prog_id"), jstr(l, "prog_name"), jstr(l, "pin"));
+		}
+		a = jget(o, "maps");
+		for (size_t i = 0; i < json_object_array_length(a); i++) {
+			struct json_object *m = json_object_array_get_idx(a, i);
+
+			printf("map:          id %-5lld %-27s %s\n", jint(m, "id"),
+			       jstr(m, "name"), jstr(m, "pin"));
+		}
+		if ((a = jget(o, "prios"))) {
+			printf("prios:        %s\n", json_object_array_length(a) ? "" : "none");
+			for (size_t i = 0; i < json_object_array_length(a); i++) {
+				struct json_object *e = json_object_array_get_idx(a, i);
+
+				printf("  %5lld  %s\n", jint(e, "prio"), jget(e, "path") ?
+				       jstr(e, "path") : "(removed cgroup)");
+			}
+		}
+		if ((a = jget(o, "pids"))) {
+			printf("pids:         %s\n", json_object_array_length(a) ? "" : "none");
+			for (size_t i = 0; i < json_object_array_length(a); i++) {
+				struct json_object *e = json_object_array_get_idx(a, i);
+
+				printf("  %7lld  %s\n", jint(e, "pid"), jget(e, "comm") ?
+				       jstr(e, "comm") : "(exited)");
+			}
+		}
+	}
+	if (!f || !json_object_array_length(f)) {
+		printf("foreign:      none on the OOM hooks\n");
+		return;
+	}
+	for (size_t i = 0; i < json_object_array_length(f); i++) {
+		struct json_object *l = json_object_array_get_idx(f, i);
+
+		printf("foreign:      prog '%s' (id %lld, link %lld) on %s\n",
+		       jstr(l, "prog_name"), jint(l, "prog_id"), jint(l, "link_id"),
+		       jstr(l, "hook"));
+	}
+}
+
+int do_status(int argc, char **argv)
+{
+	struct pindir pd = { .fd = -1 };
+	struct pinned_obj *pins = NULL;
+	struct json_object *res, *fl;
+	struct attached a = {};
+	struct hooks hooks;
+	size_t npins = 0;
+	int first, err, rc = EXIT_FAIL;
+
+	err = parse_cmd_opts("status", argc, argv, NULL, NULL, NULL, NULL, &first);
+	if (err)
+		return err < 0 ? EXIT_OK : err;
+	if (first < argc)
+		return usage_err("status", "unexpected argument '%s'", argv[first]);
+	if (need_caps("status", NEED_ADMIN) || hooks_find(&hooks))
+		return EXIT_FAIL;
+	err = pindir_open(&pd, false);
+	if (err && err != -ENOENT)
+		return EXIT_FAIL;
+	if (read_attached(&pd, &a))
+		goto out;
+
+	res = json_object_new_object();
+	json_object_object_add(res, "attached", json_object_new_boolean(a.present));
+	if (a.present) {
+		char dir[PATH_MAX + 16], rel[64], path[PATH_MAX];
+		char name[OOMCTL_NAME_LEN + 1];
+		int fd;
+
+		list_pins(&pd, POLICY_SUBDIR, &pins, &npins);
+		snprintf(name, sizeof(name), "%.16s", a.cfg.name);
+		snprintf(dir, sizeof(dir), "%s/" POLICY_SUBDIR, pd.path);
+		json_object_object_add(res, "policy", json_object_new_string(a.policy->name));
+		json_object_object_add(res, "name", json_object_new_string(name));
+		if (a.policy->has_default_prio)
+			json_object_object_add(res, "default_prio",
+					       json_object_new_int64(a.cfg.default_prio));
+		json_object_object_add(res, "last_policy_name",
+				       a.state.last_victim.seq ?
+				       jstring_or_null(a.state.last_victim.policy_name) : NULL);
+		json_object_object_add(res, "pin_dir", json_object_new_string(dir));
+		json_object_object_add(res, "counters", counters(&a.state.stats));
+		json_object_object_add(res, "last_victim", victim(&a.state.last_victim));
+		json_object_object_add(res, "links", pinned(&pd, pins, npins, true));
+		json_object_object_add(res, "maps", pinned(&pd, pins, npins, false));
+		snprintf(rel, sizeof(rel), POLICY_SUBDIR "/map_%s", a.policy->map);
+		if (!pindir_fdpath(&pd, rel, path, sizeof(path)) &&
+		    (fd = bpf_obj_get(path)) >= 0) {
+			json_object_object_add(res,
+				a.policy->id == OOMCTL_POLICY_CGPRIO ? "prios" : "pids",
+				a.policy->id == OOMCTL_POLICY_CGPRIO ? prio_entries(fd) :
+								       pid_entries(fd));
+			close(fd);
+		}
+	}
+	fl = foreign(&hooks, pins, npins);
+	if (!fl) {
+		json_object_put(res);
+		goto out;
+	}
+	json_object_object_add(res, "foreign", fl);
+	print_result(res, status_text);
+	json_object_put(res);
+	rc = EXIT_OK;
+out:
+	free(pins);
+	pindir_close(&pd);
+	return rc;
+}
+
+static void list_text(struct json_object *a)
+{
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		struct json_object *o = json_object_array_get_idx(a, i);
+		struct json_object *att = jget(o, "attached");
+
+		printf("%-8s %-10s %s\n", jstr(o, "name"),
+		       !att ? "(unknown)" : json_object_get_boolean(att) ? "attached" : "",
+		       jstr(o, "summary"));
+	}
+}
+
+/*
+ * Which policy is attached needs bpf() on the pins; without the privilege
+ * list still lists, with "attached": null.
+ */
+int do_list(int argc, char **argv)
+{
+	struct pindir pd = { .fd = -1 };
+	struct attached a = {};
+	struct json_object *res;
+	bool known = false;
+	int first, err;
+
+	err = parse_cmd_opts("list", argc, argv, NULL, NULL, NULL, NULL, &first);
+	if (err)
+		return err < 0 ? EXIT_OK : err;
+	if (first < argc)
+		return usage_err("list", "unexpected argument '%s'", argv[first]);
+	if (geteuid() == 0) {
+		/* Quietly: a missing bpffs only means nothing is attached. */
+		quiet_errors = true;
+		err = pindir_open(&pd, false);
+		known = !err || err == -ENOENT;
+		if (!err && read_attached(&pd, &a))
+			known = false;
+		pindir_close(&pd);
+		quiet_errors = false;
+	}
+	res = json_object_new_array();
+	for (size_t i = 0; i < nr_policies; i++) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(policies[i].name));
+		json_object_object_add(o, "summary", json_object_new_string(policies[i].summary));
+		json_object_object_add(o, "attached", known ?
+			json_object_new_boolean(a.present && a.policy == &policies[i]) : NULL);
+		json_object_array_add(res, o);
+	}
+	print_result(res, list_text);
+	json_object_put(res);
+	return EXIT_OK;
+}
