@@ -1,0 +1,46 @@
+# Helpers for the oomctl VM tests (tests/vm/oomctl-*.bats), on top of
+# helpers.bash: run oomctl, read its JSON, and clean up after each test.
+
+OOMCTL=$B/oomctl
+PINS=/sys/fs/bpf/oomctl
+
+# oomctl_json FILTER [oomctl args...] — run 'oomctl -j ARGS' and print the jq
+# FILTER of its output.
+oomctl_json() {
+	local filter=$1
+	shift
+	"$OOMCTL" -j "$@" | jq -r "$filter"
+}
+
+# status_field FILTER — a field of 'oomctl status -j'.
+status_field() { oomctl_json "$1" status; }
+
+# status_is FILTER VALUE — does status show VALUE for FILTER? For wait_for (the
+# kill is recorded before the victim's memory is freed).
+status_is() { [[ $(status_field "$1") == "$2" ]]; }
+
+# Links on bpf_oom_evaluate_task (fmod_ret, "modify_return"), per bpftool.
+eval_links() { bpftool -j link show | jq '[.[] | select(.attach_type == "modify_return")] | length'; }
+
+# Two children of $CG, in scan order a then b, under a 16M limit.
+two_children() {
+	mkdir "$CG/a" "$CG/b"
+	cg_write "$CG" memory.max 16M
+}
+
+# hog_ready CGROUP MB NAME [hog options] — start a holding hog in CGROUP and
+# wait until all of its memory is resident; its pid in HOG_PID.
+hog_ready() {
+	local cg=$1 mb=$2 name=$3
+	shift 3
+	start_hog "$cg" "$mb" --hold --ready "$BATS_TEST_TMPDIR/$name.ready" "$@"
+	wait_for 120 test -e "$BATS_TEST_TMPDIR/$name.ready"
+}
+
+oomctl_teardown() {
+	if [[ -d $PINS/policy ]]; then
+		"$OOMCTL" detach >/dev/null 2>&1 || rm -rf "$PINS/policy"
+	fi
+	rmdir "$PINS" 2>/dev/null || true
+	common_teardown
+}
