@@ -24,6 +24,7 @@ KDIR = $(shell scripts/build-kernel.sh --print-dir)
 # oomctl itself (src/, bpf-policies/) adds its targets and VM tests here.
 OOMCTL_TARGETS :=
 OOMCTL_VM_TESTS :=
+OOMCTL_VM_GLOBAL_TESTS :=
 -include src/oomctl.mk
 
 TEST_TOOLS := $(B)/tests/hog $(B)/tests/oomtest-load
@@ -81,7 +82,7 @@ check-vm-memcg: all
 
 check-vm-global: all
 	@mkdir -p $(B)/test-results
-	tests/run-bats vm:256M $(B)/test-results/vm-global.tap tests/vm/global.bats
+	tests/run-bats vm:256M $(B)/test-results/vm-global.tap tests/vm/global.bats $(OOMCTL_VM_GLOBAL_TESTS)
 
 demo: all
 	@tests/vm/run -- tests/vm/demo

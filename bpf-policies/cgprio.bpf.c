@@ -27,33 +27,17 @@ static void policy_scan_start(void)
 	have_best = false;
 }
 
-/* The entry of @kn's cgroup or of its nearest ancestor with one. */
-static __always_inline __u32 effective_prio(struct kernfs_node *kn,
-					    __u32 fallback)
-{
-	for (int i = 0; i < OOMCTL_MAX_DEPTH && kn; i++) {
-		__u64 id = BPF_CORE_READ(kn, id);
-		__u32 *prio = bpf_map_lookup_elem(&cgprio_prios, &id);
-
-		if (prio)
-			return *prio;
-		/* A cgroup's directory's parent is its parent cgroup's. */
-		kn = BPF_CORE_READ(kn, parent);
-	}
-	return fallback;
-}
-
 SEC("fmod_ret/bpf_oom_evaluate_task")
 int BPF_PROG(cgprio_eval, struct task_struct *task, struct oom_control *oc)
 {
 	struct oomctl_config *cfg = config();
-	__u32 prio;
+	__u32 *entry, prio;
 	long points;
 
 	if (!oomctl_eligible(task))
 		return BPF_EVAL_NEXT;
-	prio = effective_prio(BPF_CORE_READ(task, cgroups, dfl_cgrp, kn),
-			      cfg ? cfg->default_prio : 0);
+	entry = lookup_cgroup_up(&cgprio_prios, task_cgroup_kn(task));
+	prio = entry ? *entry : cfg ? cfg->default_prio : 0;
 	points = oomctl_badness(task, oc);
 	if (have_best && (prio > best_prio ||
 			  (prio == best_prio && points <= best_points)))
@@ -64,17 +48,4 @@ int BPF_PROG(cgprio_eval, struct task_struct *task, struct oom_control *oc)
 	return oomctl_select();
 }
 
-/*
- * Entries die with their cgroup, so that the map holds live cgroups only.
- * Ids are never reused, so a late delete cannot hit a newer cgroup; oomctl
- * set-prio re-checks that the cgroup still exists after its update, which
- * covers an rmdir racing with it.
- */
-SEC("tp_btf/cgroup_rmdir")
-int BPF_PROG(cgprio_rmdir, struct cgroup *cgrp, const char *path)
-{
-	__u64 id = BPF_CORE_READ(cgrp, kn, id);
-
-	bpf_map_delete_elem(&cgprio_prios, &id);
-	return 0;
-}
+OOMCTL_FORGET_REMOVED_CGROUPS(cgprio_rmdir, cgprio_prios);

@@ -148,13 +148,72 @@ int BPF_PROG(oomctl_name, struct oom_control *oc)
 	return 0;
 }
 
+/*
+ * The entry of @map for @kn's cgroup or for its nearest ancestor with one
+ * (a cgroup's kernfs directory's parent is its parent cgroup's), or NULL.
+ * Every policy keyed by cgroup v2 id follows the tree this way.
+ */
+static __always_inline void *lookup_cgroup_up(void *map, struct kernfs_node *kn)
+{
+	for (int i = 0; i < OOMCTL_MAX_DEPTH && kn; i++) {
+		__u64 id = BPF_CORE_READ(kn, id);
+		void *v = bpf_map_lookup_elem(map, &id);
+
+		if (v)
+			return v;
+		kn = BPF_CORE_READ(kn, parent);
+	}
+	return NULL;
+}
+
+static __always_inline struct kernfs_node *task_cgroup_kn(struct task_struct *task)
+{
+	return BPF_CORE_READ(task, cgroups, dfl_cgrp, kn);
+}
+
+/*
+ * OOMCTL_FORGET_REMOVED_CGROUPS(prog, map) defines a program that deletes a
+ * cgroup's entry from @map when the cgroup is removed, so that a map keyed
+ * by cgroup id holds live cgroups only and never fills with history. Ids
+ * are never reused, so a late delete cannot hit a newer cgroup; oomctl
+ * re-checks that the cgroup still exists after each update it makes, which
+ * covers an rmdir racing with it.
+ */
+#define OOMCTL_FORGET_REMOVED_CGROUPS(prog, map)			\
+SEC("tp_btf/cgroup_rmdir")						\
+int BPF_PROG(prog, struct cgroup *cgrp, const char *path)		\
+{									\
+	__u64 id = BPF_CORE_READ(cgrp, kn, id);				\
+									\
+	bpf_map_delete_elem(&map, &id);					\
+	return 0;							\
+}
+
+/*
+ * select_bad_process_end fires under oom_lock, so the window needs no
+ * atomicity beyond the counter that oomctl may read at any time.
+ */
 SEC("tp_btf/select_bad_process_end")
 int BPF_PROG(oomctl_fail, struct oom_control *oc)
 {
 	struct oomctl_state *s = state();
+	__u64 now = bpf_ktime_get_boot_ns();
+	const __u64 window = OOMCTL_FAIL_WINDOW_S * 1000000000ULL;
+	struct oomctl_failwin *w;
 
-	if (s)
-		__sync_fetch_and_add(&s->stats.failures, 1);
+	if (!s)
+		return 0;
+	__sync_fetch_and_add(&s->stats.failures, 1);
+	w = &s->failwin;
+	if (!w->start_ns || now - w->start_ns >= window) {
+		/* The old window counts as "previous" only if it just ended. */
+		w->prev_count = w->start_ns && now - w->start_ns < 2 * window ?
+				w->count : 0;
+		w->start_ns = now;
+		w->count = 0;
+	}
+	w->count++;
+	w->last_ns = now;
 	return 0;
 }
 

@@ -36,10 +36,24 @@ enum oomctl_policy_id {
 	OOMCTL_POLICY_NONE = 0,
 	OOMCTL_POLICY_CGPRIO = 1,
 	OOMCTL_POLICY_PID = 2,
+	OOMCTL_POLICY_RSS_SLICE = 3,
+	OOMCTL_POLICY_ABORT_ALL = 4,
 };
 
+/* oomctl_config.flags */
+#define OOMCTL_CFG_SCOPED	(1U << 0)	/* abort-all: only abort_scope OOMs */
+
+/*
+ * oomctl status warns when selection failed at least OOMCTL_FAIL_WARN times
+ * within one window of OOMCTL_FAIL_WINDOW_S seconds: a policy that keeps
+ * failing can leave a cgroup stalled (or, in a global OOM, makes the kernel
+ * fall back to its own heuristic every time).
+ */
+#define OOMCTL_FAIL_WINDOW_S	60
+#define OOMCTL_FAIL_WARN	10
+
 /* Bumped whenever a layout below changes incompatibly. */
-#define OOMCTL_ABI_VERSION	1
+#define OOMCTL_ABI_VERSION	2
 
 /*
  * The one entry of map oomctl_config, written by oomctl before the programs
@@ -51,7 +65,7 @@ struct oomctl_config {
 	__u32 policy;			/* enum oomctl_policy_id */
 	char name[OOMCTL_NAME_LEN];	/* policy_name for the OOM report */
 	__u32 default_prio;		/* cgprio: prio of cgroups with no entry */
-	__u32 pad;
+	__u32 flags;			/* OOMCTL_CFG_* */
 };
 
 /* Counters, updated atomically by the programs. */
@@ -73,13 +87,27 @@ struct oomctl_victim {
 	char policy_name[OOMCTL_NAME_LEN];
 };
 
+/*
+ * Failed selections in tumbling windows of OOMCTL_FAIL_WINDOW_S seconds,
+ * CLOCK_BOOTTIME (bpf_ktime_get_boot_ns()), for status's warning.
+ */
+struct oomctl_failwin {
+	__u64 start_ns;		/* first failure of the current window; 0: none */
+	__u64 count;		/* failures in the current window */
+	__u64 prev_count;	/* in the window before it, if it directly preceded */
+	__u64 last_ns;		/* the last failure */
+};
+
 /* The one entry of map oomctl_state. */
 struct oomctl_state {
 	struct oomctl_stats stats;
 	struct oomctl_victim last_victim;
+	struct oomctl_failwin failwin;
 };
 
 /* Map cgprio_prios: cgroup v2 id (__u64) -> priority (__u32). */
 /* Map pid_targets: thread-group id (__u32) -> flags (__u32, unused, 1). */
+/* Map rss_slices: cgroup v2 id (__u64) -> 1 (__u32): the slices. */
+/* Map abort_scope: cgroup v2 id (__u64) -> 1 (__u32): OOMs to abort. */
 
 #endif /* OOMCTL_H */

@@ -36,15 +36,33 @@ struct attach_args {
 	const char *name;
 	const char *default_prio;
 	bool replace;
+	/* --slice or --cgroup CGROUP, in the order given */
+	const char *cg_opt;
+	const char **cg_args;
+	size_t ncg;
 };
 
-enum { OPT_NAME = 0x200, OPT_DEFAULT_PRIO, OPT_REPLACE };
+enum { OPT_NAME = 0x200, OPT_DEFAULT_PRIO, OPT_REPLACE, OPT_SLICE, OPT_CGROUP };
 
 static int attach_opt(int c, const char *arg, void *ctx)
 {
 	struct attach_args *a = ctx;
+	const char *opt = c == OPT_SLICE ? "slice" : "cgroup";
+	const char **v;
 
 	switch (c) {
+	case OPT_SLICE:
+	case OPT_CGROUP:
+		if (a->cg_opt && strcmp(a->cg_opt, opt))
+			return usage_err("attach", "--slice and --cgroup belong to "
+					 "different policies");
+		v = realloc(a->cg_args, (a->ncg + 1) * sizeof(*v));
+		if (!v)
+			return usage_err("attach", "out of memory");
+		a->cg_opt = opt;
+		a->cg_args = v;
+		a->cg_args[a->ncg++] = arg;
+		return 0;
 	case OPT_NAME:
 		a->name = arg;
 		return 0;
@@ -180,95 +198,105 @@ static bool is_evaluate(const struct bpf_program *prog)
 
 static void attach_text(struct json_object *o)
 {
+	struct json_object *a;
+
 	printf("attached %s (policy_name %s), pinned in %s\n", jstr(o, "policy"),
 	       jstr(o, "name"), jstr(o, "pin_dir"));
+	if ((a = jget(o, "slices")))
+		for (size_t i = 0; i < json_object_array_length(a); i++)
+			printf("slice %s\n", jstr(json_object_array_get_idx(a, i), "path"));
+	if (jget(o, "scoped"))
+		printf("aborts %s\n", json_object_get_boolean(jget(o, "scoped")) ?
+		       "the memcg OOMs of:" : "every memcg OOM");
+	if ((a = jget(o, "scope")) && jget(o, "scoped") &&
+	    json_object_get_boolean(jget(o, "scoped")))
+		for (size_t i = 0; i < json_object_array_length(a); i++)
+			printf("  %s\n", jstr(json_object_array_get_idx(a, i), "path"));
 	if (jget(o, "replaced"))
 		printf("replaced %s\n", jstr(o, "replaced"));
 }
 
-int do_attach(int argc, char **argv)
+/* The policy's own map in a loaded object. */
+static int own_map_fd(struct bpf_object *obj, const struct policy *p)
 {
-	static const struct option opts[] = {
-		{ "name", required_argument, NULL, OPT_NAME },
-		{ "default-prio", required_argument, NULL, OPT_DEFAULT_PRIO },
-		{ "replace", no_argument, NULL, OPT_REPLACE },
-		{ 0 }
-	};
-	struct attach_args args = {};
-	struct oomctl_config cfg = { .abi_version = OOMCTL_ABI_VERSION };
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, p->map);
+
+	return m ? bpf_map__fd(m) : -1;
+}
+
+/*
+ * The entries of a policy's own map: the ones given on the command line
+ * (--slice, --cgroup), else, with --replace of the same policy, the old
+ * policy's, so that a replace keeps the configuration.
+ */
+static int fill_entries(const struct pindir *pd, const struct policy *p,
+			const struct attached *old, struct bpf_object *obj,
+			const struct cgroup_ref *cgs, size_t ncg)
+{
+	int err;
+
+	if (ncg) {
+		err = cgroup_set_fill(own_map_fd(obj, p), cgs, ncg);
+		if (err)
+			p_err("attach: cannot fill map %s: %s%s", p->map, strerror(-err),
+			      err == -E2BIG ? " (the map is full)" : "");
+		return err ? -1 : 0;
+	}
+	if (old->present && old->policy == p)
+		return migrate_entries(pd, p, own_map_fd(obj, p));
+	return 0;
+}
+
+/* Load @p, configure it and attach it in a staging directory; commit. */
+static int attach_policy(const struct policy *p, struct oomctl_config *cfg,
+			 const struct cgroup_ref *cgs, size_t ncg, bool replace)
+{
 	struct pindir pd = { .fd = -1 };
 	struct bpf_link *links[MAX_LINKS];
-	const struct policy *p;
 	struct attached old;
 	struct bpf_object *obj = NULL;
 	struct bpf_program *prog;
 	struct bpf_map *m;
 	struct json_object *res;
 	struct hooks hooks;
-	char staging[64];
+	char staging[64], dir[PATH_MAX + 16];
 	void *skel = NULL;
 	size_t nlinks = 0;
-	unsigned long prio = 0;
-	int first, rc = EXIT_FAIL, err;
+	int rc = EXIT_FAIL, err;
 	bool staged = false;
 	__u32 zero = 0;
-
-	err = parse_cmd_opts("attach", argc, argv, opts, NULL, attach_opt, &args,
-			     &first);
-	if (err)
-		return err < 0 ? EXIT_OK : err;
-	if (first >= argc)
-		return usage_err("attach", "which policy? (cgprio or pid)");
-	if (argc - first > 1)
-		return usage_err("attach", "unexpected argument '%s'", argv[first + 1]);
-	p = policy_by_name(argv[first]);
-	if (!p)
-		return usage_err("attach", "unknown policy '%s' (cgprio or pid)",
-				 argv[first]);
-	if (args.name && !*args.name)
-		return usage_err("attach", "--name: the name is empty");
-	if (args.name && strlen(args.name) >= OOMCTL_NAME_LEN)
-		return usage_err("attach", "--name '%s' is %zu bytes long; at most %d",
-				 args.name, strlen(args.name), OOMCTL_NAME_LEN - 1);
-	if (args.default_prio && !p->has_default_prio)
-		return usage_err("attach", "--default-prio applies to cgprio only");
-	if (args.default_prio) {
-		err = parse_uint(args.default_prio, OOMCTL_PRIO_MIN, OOMCTL_PRIO_MAX, &prio);
-		if (err)
-			return usage_err("attach", "--default-prio '%s' is %s, want %d..%d",
-					 args.default_prio,
-					 err == -ERANGE ? "out of range" : "not a decimal integer",
-					 OOMCTL_PRIO_MIN, OOMCTL_PRIO_MAX);
-	}
-	cfg.policy = p->id;
-	cfg.default_prio = prio;
-	snprintf(cfg.name, sizeof(cfg.name), "%s", args.name ? args.name : p->name);
 
 	/* Checks first, in the order a user would fix them; nothing loaded. */
 	if (need_caps("attach", NEED_ADMIN) || hooks_find(&hooks) ||
 	    pindir_open(&pd, true))
 		return EXIT_FAIL;
 	cleanup_stale(&pd);
-	if (read_attached(&pd, &old) || check_hook_free(&pd, &hooks, &old, args.replace))
+	if (read_attached(&pd, &old) || check_hook_free(&pd, &hooks, &old, replace))
 		goto out;
+	/* A replace of the same policy without new entries keeps its scope. */
+	if (!ncg && old.present && old.policy == p)
+		cfg->flags = old.cfg.flags;
 
 	obj = p->open(&skel);
 	if (!obj) {
 		p_err("attach: cannot open policy %s: %s", p->name, strerror(errno));
 		goto out;
 	}
-	if (bpf_object__load(obj)) {
-		p_err("attach: the kernel refused policy %s: %s (run with --debug "
-		      "for the verifier log)", p->name, strerror(errno));
+	bpf_log_capture(true);
+	err = bpf_object__load(obj);
+	bpf_log_capture(false);
+	if (err) {
+		p_err("attach: the kernel refused policy %s: %s", p->name,
+		      strerror(-err));
+		bpf_log_print_tail();
 		goto out;
 	}
 	m = bpf_object__find_map_by_name(obj, "oomctl_config");
-	if (!m || bpf_map_update_elem(bpf_map__fd(m), &zero, &cfg, BPF_ANY)) {
+	if (!m || bpf_map_update_elem(bpf_map__fd(m), &zero, cfg, BPF_ANY)) {
 		p_err("attach: cannot write the policy's config: %s", strerror(errno));
 		goto out;
 	}
-	if (old.present && old.policy == p &&
-	    migrate_entries(&pd, p, bpf_map__fd(bpf_object__find_map_by_name(obj, p->map))))
+	if (fill_entries(&pd, p, &old, obj, cgs, ncg))
 		goto out;
 
 	snprintf(staging, sizeof(staging), "staging-%d", getpid());
@@ -287,6 +315,11 @@ int do_attach(int argc, char **argv)
 		    attach_prog(&pd, staging, prog, links, &nlinks))
 			goto out;
 	}
+	/* The cgroup_rmdir program is attached now: a cgroup removed since it
+	 * was resolved would linger in the map.
+	 */
+	if (ncg && cgroup_set_recheck("attach", own_map_fd(obj, p), cgs, ncg))
+		goto out;
 	bpf_object__for_each_program(prog, obj) {
 		if (is_evaluate(prog) &&
 		    attach_prog(&pd, staging, prog, links, &nlinks))
@@ -309,15 +342,16 @@ int do_attach(int argc, char **argv)
 
 	res = json_object_new_object();
 	json_object_object_add(res, "policy", json_object_new_string(p->name));
-	json_object_object_add(res, "name", json_object_new_string(cfg.name));
+	json_object_object_add(res, "name", json_object_new_string(cfg->name));
 	if (p->has_default_prio)
-		json_object_object_add(res, "default_prio", json_object_new_int(cfg.default_prio));
-	{
-		char dir[PATH_MAX + 16];
-
-		snprintf(dir, sizeof(dir), "%s/" POLICY_SUBDIR, pd.path);
-		json_object_object_add(res, "pin_dir", json_object_new_string(dir));
-	}
+		json_object_object_add(res, "default_prio", json_object_new_int(cfg->default_prio));
+	if (p->scoping)
+		json_object_object_add(res, "scoped", json_object_new_boolean(
+				       cfg->flags & OOMCTL_CFG_SCOPED));
+	if (p->cgroup_opt)
+		json_object_object_add(res, p->entries, p->list(own_map_fd(obj, p)));
+	snprintf(dir, sizeof(dir), "%s/" POLICY_SUBDIR, pd.path);
+	json_object_object_add(res, "pin_dir", json_object_new_string(dir));
 	if (old.present)
 		json_object_object_add(res, "replaced",
 				       json_object_new_string(old.policy->name));
@@ -336,6 +370,94 @@ out:
 	if (skel)
 		p->destroy(skel);
 	pindir_close(&pd);
+	return rc;
+}
+
+int do_attach(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "name", required_argument, NULL, OPT_NAME },
+		{ "default-prio", required_argument, NULL, OPT_DEFAULT_PRIO },
+		{ "replace", no_argument, NULL, OPT_REPLACE },
+		{ "slice", required_argument, NULL, OPT_SLICE },
+		{ "cgroup", required_argument, NULL, OPT_CGROUP },
+		{ 0 }
+	};
+	struct attach_args args = {};
+	struct oomctl_config cfg = { .abi_version = OOMCTL_ABI_VERSION };
+	struct cgroup_ref *cgs = NULL;
+	const struct policy *p;
+	unsigned long prio = 0;
+	int first, rc, err;
+
+	err = parse_cmd_opts("attach", argc, argv, opts, NULL, attach_opt, &args,
+			     &first);
+	if (err) {
+		rc = err < 0 ? EXIT_OK : err;
+		goto out;
+	}
+	rc = EXIT_USAGE;
+	if (first >= argc) {
+		usage_err("attach", "which policy? (%s)", POLICY_NAMES);
+		goto out;
+	}
+	if (argc - first > 1) {
+		usage_err("attach", "unexpected argument '%s'", argv[first + 1]);
+		goto out;
+	}
+	p = policy_by_name(argv[first]);
+	if (!p) {
+		usage_err("attach", "unknown policy '%s' (%s)", argv[first], POLICY_NAMES);
+		goto out;
+	}
+	if (args.cg_opt && (!p->cgroup_opt || strcmp(p->cgroup_opt, args.cg_opt))) {
+		usage_err("attach", "--%s applies to %s only", args.cg_opt,
+			  !strcmp(args.cg_opt, "slice") ? "rss-slice" : "abort-all");
+		goto out;
+	}
+	if (args.name && !*args.name) {
+		usage_err("attach", "--name: the name is empty");
+		goto out;
+	}
+	if (args.name && strlen(args.name) >= OOMCTL_NAME_LEN) {
+		usage_err("attach", "--name '%s' is %zu bytes long; at most %d",
+			  args.name, strlen(args.name), OOMCTL_NAME_LEN - 1);
+		goto out;
+	}
+	if (args.default_prio && !p->has_default_prio) {
+		usage_err("attach", "--default-prio applies to cgprio only");
+		goto out;
+	}
+	if (args.default_prio) {
+		err = parse_uint(args.default_prio, OOMCTL_PRIO_MIN, OOMCTL_PRIO_MAX, &prio);
+		if (err) {
+			usage_err("attach", "--default-prio '%s' is %s, want %d..%d",
+				  args.default_prio,
+				  err == -ERANGE ? "out of range" : "not a decimal integer",
+				  OOMCTL_PRIO_MIN, OOMCTL_PRIO_MAX);
+			goto out;
+		}
+	}
+	cfg.policy = p->id;
+	cfg.default_prio = prio;
+	if (args.ncg && p->scoping)
+		cfg.flags |= OOMCTL_CFG_SCOPED;
+	snprintf(cfg.name, sizeof(cfg.name), "%s", args.name ? args.name : p->name);
+
+	/* Every cgroup is resolved before anything is loaded. */
+	rc = EXIT_FAIL;
+	cgs = calloc(args.ncg ? args.ncg : 1, sizeof(*cgs));
+	if (!cgs) {
+		p_err("attach: out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < args.ncg; i++)
+		if (cgroup_resolve(args.cg_args[i], &cgs[i]))
+			goto out;
+	rc = attach_policy(p, &cfg, cgs, args.ncg, args.replace);
+out:
+	free(cgs);
+	free(args.cg_args);
 	return rc;
 }
 

@@ -21,6 +21,7 @@
 bool json_output;
 bool pretty_output;
 bool debug_output;
+bool verbose_output;
 const char *bpffs_dir = DEFAULT_BPFFS;
 
 struct cmd {
@@ -35,14 +36,20 @@ static const struct cmd cmds[] = {
 	{ "list", do_list, "",
 	  "list the bundled policies and which one is attached", NULL },
 	{ "attach", do_attach,
-	  "POLICY [--name NAME] [--default-prio PRIO] [--replace] [--bpffs DIR]",
+	  "POLICY [--name NAME] [--default-prio PRIO] [--slice CGROUP]...\n"
+	  "              [--cgroup CGROUP]... [--replace] [--bpffs DIR]",
 	  "load POLICY, attach it to the OOM hooks and pin it",
-	  "  POLICY            cgprio or pid (see 'oomctl list')\n"
+	  "  POLICY            cgprio, pid, rss-slice or abort-all (see 'oomctl list'\n"
+	  "                    and oomctl-policies(7))\n"
 	  "  --name NAME       policy_name shown in the OOM report (at most 15 bytes;\n"
 	  "                    default: the policy's name)\n"
 	  "  --default-prio PRIO\n"
 	  "                    cgprio: priority of cgroups without one, "
 	  "0..1000 (default 0)\n"
+	  "  --slice CGROUP    rss-slice: a slice (cgroup v2 subtree) whose largest\n"
+	  "                    task dies first; repeat for more\n"
+	  "  --cgroup CGROUP   abort-all: abort only the OOMs of CGROUP and its\n"
+	  "                    descendants (default: every memcg OOM); repeat for more\n"
 	  "  --replace         swap the attached oomctl policy for this one, with no gap\n"
 	  "  --bpffs DIR       bpffs mount to pin under (default /sys/fs/bpf);\n"
 	  "                    pins go to DIR/oomctl/policy\n" },
@@ -64,6 +71,11 @@ static const struct cmd cmds[] = {
 	{ "del-pid", do_del_pid, "PID...",
 	  "pid: remove processes from the targets", NULL },
 	{ "get-pids", do_get_pids, "", "pid: list the targets", NULL },
+	{ "set-slice", do_set_slice, "CGROUP...",
+	  "rss-slice: add cgroups to the slices", NULL },
+	{ "unset-slice", do_unset_slice, "CGROUP...",
+	  "rss-slice: remove cgroups from the slices", NULL },
+	{ "get-slices", do_get_slices, "", "rss-slice: list the slices", NULL },
 	{ "help", NULL, "[COMMAND]", "show this help, or a command's", NULL },
 };
 
@@ -87,7 +99,9 @@ static const char common_opts_help[] =
 	"Options:\n"
 	"  -j, --json        print JSON (errors too)\n"
 	"  -p, --pretty      print indented JSON (implies --json)\n"
-	"  -d, --debug       show libbpf's messages, including the verifier log\n"
+	"  -d, --debug       show libbpf's messages as they come\n"
+	"  -v, --verbose     when the kernel refuses a policy, show the whole\n"
+	"                    verifier log (default: its last lines)\n"
 	"      --bpffs DIR   bpffs mount holding oomctl's pins (default /sys/fs/bpf)\n"
 	"  -h, --help        show help\n"
 	"  -V, --version     show the version\n";
@@ -99,7 +113,8 @@ static void print_usage(FILE *f)
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-12s %s\n", cmds[i].name, cmds[i].summary);
 	fprintf(f, "\nAliases: ls = list, show = status\n\n%s\n"
-		   "Policies: cgprio, pid ('oomctl list').\n"
+		   "Policies: cgprio, pid, rss-slice, abort-all ('oomctl list',\n"
+		   "oomctl-policies(7)).\n"
 		   "Exit status: 0 success, 1 failure, 2 usage error.\n"
 		   "See oomctl(8).\n", common_opts_help);
 }
@@ -139,6 +154,9 @@ static int common_opt(int c, const char *arg)
 	case 'd':
 		debug_output = true;
 		return 1;
+	case 'v':
+		verbose_output = true;
+		return 1;
 	case OPT_BPFFS:
 		bpffs_dir = arg;
 		return 1;
@@ -150,6 +168,7 @@ static int common_opt(int c, const char *arg)
 	{ "json", no_argument, NULL, 'j' },		\
 	{ "pretty", no_argument, NULL, 'p' },		\
 	{ "debug", no_argument, NULL, 'd' },		\
+	{ "verbose", no_argument, NULL, 'v' },		\
 	{ "bpffs", required_argument, NULL, OPT_BPFFS },\
 	{ "help", no_argument, NULL, 'h' }
 
@@ -170,7 +189,7 @@ int parse_cmd_opts(const char *cmd, int argc, char **argv,
 		opts[n++] = common[i];
 	opts[n] = (struct option){ 0 };
 	/* ':' first: a missing argument is reported as ':', not '?' */
-	snprintf(shorts, sizeof(shorts), ":jpdh%s", shortopts ? shortopts : "");
+	snprintf(shorts, sizeof(shorts), ":jpdvh%s", shortopts ? shortopts : "");
 
 	optind = 0;	/* glibc: reinitialise, argv[0] is the command */
 	opterr = 0;
@@ -199,13 +218,78 @@ int parse_cmd_opts(const char *cmd, int argc, char **argv,
 	return 0;
 }
 
-static int libbpf_print(enum libbpf_print_level level __attribute__((unused)),
-			const char *fmt,
+/* Warnings of the load in progress (the verifier log among them). */
+static struct {
+	bool on;
+	char *buf;
+	size_t len;
+} bpf_log;
+
+void bpf_log_capture(bool on)
+{
+	if (on) {
+		free(bpf_log.buf);
+		bpf_log.buf = NULL;
+		bpf_log.len = 0;
+	}
+	bpf_log.on = on;
+}
+
+/*
+ * The captured log after a refused load: its last lines, which say what
+ * the verifier objected to, or all of it with --verbose. To stderr, also in
+ * JSON mode: stdout holds the one JSON error.
+ */
+void bpf_log_print_tail(void)
+{
+	const int tail = 12;
+	const char *start;
+	int lines = 0;
+
+	if (!bpf_log.len) {
+		if (!debug_output)
+			fprintf(stderr, "oomctl: (libbpf gave no log; run with --debug)\n");
+		return;
+	}
+	start = bpf_log.buf + bpf_log.len;
+	if (bpf_log.buf[bpf_log.len - 1] == '\n')
+		start--;	/* the log's own last newline ends no line */
+	while (!verbose_output && start > bpf_log.buf) {
+		if (start[-1] == '\n' && ++lines == tail)
+			break;
+		start--;
+	}
+	if (verbose_output)
+		start = bpf_log.buf;
+	fprintf(stderr, "oomctl: %s:\n%s", verbose_output ? "the load log" :
+		"the last lines of the load log (-v shows all of it)", start);
+	if (bpf_log.buf[bpf_log.len - 1] != '\n')
+		fputc('\n', stderr);
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
-	if (!debug_output)
+	char *more;
+	va_list aq;
+	int n;
+
+	if (debug_output)
+		return vfprintf(stderr, fmt, ap);
+	if (!bpf_log.on || level != LIBBPF_WARN)
 		return 0;
-	return vfprintf(stderr, fmt, ap);
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n <= 0)
+		return 0;
+	more = realloc(bpf_log.buf, bpf_log.len + n + 1);
+	if (!more)
+		return 0;
+	bpf_log.buf = more;
+	vsnprintf(bpf_log.buf + bpf_log.len, n + 1, fmt, ap);
+	bpf_log.len += n;
+	return n;
 }
 
 int main(int argc, char **argv)
@@ -222,7 +306,7 @@ int main(int argc, char **argv)
 	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
 	opterr = 0;
 	/* '+': stop at the command; its own options are parsed by it. */
-	while ((c = getopt_long(argc, argv, "+:jpdhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:jpdvhV", opts, NULL)) != -1) {
 		if (common_opt(c, optarg))
 			continue;
 		switch (c) {

@@ -16,8 +16,10 @@
 
 #define PID_MAX_LIMIT	4194304	/* include/linux/threads.h, 64-bit */
 
-/* Parse options, demand @min..@max positional args; 0, or an exit code. */
-static int cmd_args(const char *cmd, int argc, char **argv, int min, int max,
+/* Parse options, demand @min..@max positional args; 0, -1 (help shown),
+ * or an exit code.
+ */
+int cmd_args(const char *cmd, int argc, char **argv, int min, int max,
 		    int *first)
 {
 	int err = parse_cmd_opts(cmd, argc, argv, NULL, NULL, NULL, NULL, first);
@@ -31,14 +33,8 @@ static int cmd_args(const char *cmd, int argc, char **argv, int min, int max,
 	return 0;
 }
 
-#define CMD_ARGS(cmd, min, max) do {					\
-	int __e = cmd_args(cmd, argc, argv, min, max, &first);		\
-	if (__e)							\
-		return __e < 0 ? EXIT_OK : __e;				\
-} while (0)
-
 /* Open the pin directory and @policy's map: the fd, or -1 after p_err. */
-static int policy_map(const char *cmd, const char *policy, struct pindir *pd)
+int policy_map(const char *cmd, const char *policy, struct pindir *pd)
 {
 	const struct policy *p = policy_by_name(policy);
 	int err = pindir_open(pd, false);
@@ -160,32 +156,42 @@ out:
 	return rc;
 }
 
-/* Every entry, paths resolved from ids (null for a cgroup that is gone). */
-struct json_object *prio_entries(int fd)
+/*
+ * Every entry of a map keyed by cgroup id, paths resolved from ids (null
+ * for a cgroup that is gone); with @value_key, the __u32 value under it.
+ */
+struct json_object *cgroup_entries(int fd, const char *value_key)
 {
 	struct cgroup_map *cm = cgroup_map_build();
 	struct json_object *a = json_object_new_array();
 	__u64 key, next;
 	void *prev = NULL;
-	__u32 prio;
+	__u32 val;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		struct json_object *o = json_object_new_object();
+		struct json_object *o;
 		const char *path = cgroup_map_path(cm, next, false);
 		const char *cgpath = cgroup_map_path(cm, next, true);
 
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &prio))
-			continue;
+		if (bpf_map_lookup_elem(fd, &key, &val))
+			continue;	/* deleted meanwhile (cgroup removed) */
+		o = json_object_new_object();
 		json_object_object_add(o, "cgroup", cgpath ? json_object_new_string(cgpath) : NULL);
 		json_object_object_add(o, "path", path ? json_object_new_string(path) : NULL);
 		json_object_object_add(o, "cgroup_id", json_object_new_int64(key));
-		json_object_object_add(o, "prio", json_object_new_int64(prio));
+		if (value_key)
+			json_object_object_add(o, value_key, json_object_new_int64(val));
 		json_object_array_add(a, o);
 	}
 	cgroup_map_free(cm);
 	return a;
+}
+
+struct json_object *prio_entries(int fd)
+{
+	return cgroup_entries(fd, "prio");
 }
 
 static void entries_text(struct json_object *a)

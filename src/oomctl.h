@@ -25,6 +25,7 @@
 extern bool json_output;
 extern bool pretty_output;
 extern bool debug_output;
+extern bool verbose_output;
 extern const char *bpffs_dir;
 
 /* output.c: the one error path and the one JSON writer. */
@@ -36,6 +37,13 @@ void print_result(struct json_object *o, void (*text)(struct json_object *));
 const char *jstr(struct json_object *o, const char *key);
 long long jint(struct json_object *o, const char *key);
 struct json_object *jget(struct json_object *o, const char *key);
+
+/*
+ * main.c: libbpf's messages. Unless --debug prints them as they come, the
+ * warnings of a load are kept, so that a refused program can be explained.
+ */
+void bpf_log_capture(bool on);
+void bpf_log_print_tail(void);
 
 /* main.c: shared option handling for the commands. */
 int cmd_help_requested(int argc, char **argv);
@@ -95,12 +103,20 @@ int list_pins(const struct pindir *pd, const char *sub, struct pinned_obj **out,
 int remove_pins(const struct pindir *pd, const char *sub);
 
 /* policy.c: the bundled policies. */
+#define POLICY_NAMES	"cgprio, pid, rss-slice or abort-all"
 struct policy {
 	const char *name;
 	enum oomctl_policy_id id;
 	const char *summary;
-	const char *map;	/* its own map: cgprio_prios, pid_targets */
+	const char *map;	/* its own map: cgprio_prios, pid_targets, ... */
+	const char *entries;	/* status -j key of that map's entries */
+	struct json_object *(*list)(int fd);	/* those entries */
 	bool has_default_prio;
+	/* The attach option that fills its map with cgroups (--slice,
+	 * --cgroup), NULL if none; @scoping: giving it sets OOMCTL_CFG_SCOPED.
+	 */
+	const char *cgroup_opt;
+	bool scoping;
 	struct bpf_object *(*open)(void **skel);
 	void (*destroy)(void *skel);
 };
@@ -135,9 +151,25 @@ const char *cgroup_map_path(struct cgroup_map *m, __u64 id, bool cgpath);
 void cgroup_map_free(struct cgroup_map *m);
 const char *cgroup2_mount(void);
 
-/* maps.c: a policy map's entries as JSON arrays (status shows them too). */
+/* maps.c: a policy map's entries as JSON arrays (status shows them too),
+ * and what every map command does first.
+ */
+struct json_object *cgroup_entries(int fd, const char *value_key);
 struct json_object *prio_entries(int fd);
 struct json_object *pid_entries(int fd);
+struct json_object *cgroup_set_entries(int fd);
+int cmd_args(const char *cmd, int argc, char **argv, int min, int max, int *first);
+#define CMD_ARGS(cmd, min, max) do {					\
+	int __e = cmd_args(cmd, argc, argv, min, max, &first);		\
+	if (__e)							\
+		return __e < 0 ? EXIT_OK : __e;				\
+} while (0)
+int policy_map(const char *cmd, const char *policy, struct pindir *pd);
+
+/* slices.c: maps that hold a set of cgroups (rss-slice, abort-all). */
+int cgroup_set_fill(int fd, const struct cgroup_ref *cgs, size_t n);
+int cgroup_set_recheck(const char *cmd, int fd, const struct cgroup_ref *cgs,
+		       size_t n);
 
 /* commands */
 int do_list(int argc, char **argv);
@@ -150,5 +182,8 @@ int do_unset_prio(int argc, char **argv);
 int do_add_pid(int argc, char **argv);
 int do_del_pid(int argc, char **argv);
 int do_get_pids(int argc, char **argv);
+int do_set_slice(int argc, char **argv);
+int do_unset_slice(int argc, char **argv);
+int do_get_slices(int argc, char **argv);
 
 #endif

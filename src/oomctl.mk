@@ -2,7 +2,7 @@
 # the top-level Makefile, which provides B, CC, CLANG, BPFTOOL, LLVM_STRIP,
 # CFLAGS and the LIBBPF_* flags.
 
-OOMCTL_POLICIES := cgprio pid
+OOMCTL_POLICIES := cgprio pid rss-slice abort-all
 OOMCTL_SRCS     := $(wildcard src/*.c)
 OOMCTL_HDRS     := $(wildcard src/*.h) bpf-policies/oomctl.h
 OOMCTL_SKELS    := $(OOMCTL_POLICIES:%=$(B)/policies/%.skel.h)
@@ -12,6 +12,7 @@ JSONC_LIBS   = $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 
 OOMCTL_TARGETS += $(B)/oomctl
 OOMCTL_VM_TESTS += $(sort $(wildcard tests/vm/oomctl-*.bats))
+OOMCTL_VM_GLOBAL_TESTS += tests/vm/global-oomctl.bats
 
 $(B)/policies/%.bpf.o: bpf-policies/%.bpf.c bpf-policies/common.bpf.h bpf-policies/oomctl.h $(B)/vmlinux.h
 	@mkdir -p $(@D)
@@ -20,7 +21,7 @@ $(B)/policies/%.bpf.o: bpf-policies/%.bpf.c bpf-policies/common.bpf.h bpf-polici
 # Skeletons embed the object, so oomctl has no file to find at run time.
 $(B)/policies/%.skel.h: $(B)/policies/%.bpf.o
 	$(LLVM_STRIP) -g $< -o $(B)/policies/$*.stripped.o
-	$(BPFTOOL) gen skeleton $(B)/policies/$*.stripped.o name $*_bpf > $@
+	$(BPFTOOL) gen skeleton $(B)/policies/$*.stripped.o name $(subst -,_,$*)_bpf > $@
 
 $(B)/oomctl: $(OOMCTL_SRCS) $(OOMCTL_HDRS) $(OOMCTL_SKELS)
 	@mkdir -p $(@D)

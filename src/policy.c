@@ -11,32 +11,28 @@
 #include "oomctl.h"
 #include "cgprio.skel.h"
 #include "pid.skel.h"
+#include "rss-slice.skel.h"
+#include "abort-all.skel.h"
 
-static struct bpf_object *open_cgprio(void **skel)
-{
-	struct cgprio_bpf *s = cgprio_bpf__open();
-
-	*skel = s;
-	return s ? s->obj : NULL;
+/* open_<policy>() and destroy_<policy>() around its skeleton type. */
+#define SKELETON(policy)						\
+static struct bpf_object *open_##policy(void **skel)			\
+{									\
+	struct policy##_bpf *s = policy##_bpf__open();			\
+									\
+	*skel = s;							\
+	return s ? s->obj : NULL;					\
+}									\
+									\
+static void destroy_##policy(void *skel)				\
+{									\
+	policy##_bpf__destroy(skel);					\
 }
 
-static void destroy_cgprio(void *skel)
-{
-	cgprio_bpf__destroy(skel);
-}
-
-static struct bpf_object *open_pid(void **skel)
-{
-	struct pid_bpf *s = pid_bpf__open();
-
-	*skel = s;
-	return s ? s->obj : NULL;
-}
-
-static void destroy_pid(void *skel)
-{
-	pid_bpf__destroy(skel);
-}
+SKELETON(cgprio)
+SKELETON(pid)
+SKELETON(rss_slice)
+SKELETON(abort_all)
 
 const struct policy policies[] = {
 	{
@@ -44,6 +40,8 @@ const struct policy policies[] = {
 		.id = OOMCTL_POLICY_CGPRIO,
 		.summary = "a priority per cgroup v2; the lowest priority dies first",
 		.map = "cgprio_prios",
+		.entries = "prios",
+		.list = prio_entries,
 		.has_default_prio = true,
 		.open = open_cgprio,
 		.destroy = destroy_cgprio,
@@ -53,8 +51,33 @@ const struct policy policies[] = {
 		.id = OOMCTL_POLICY_PID,
 		.summary = "a set of target processes; a listed one dies first",
 		.map = "pid_targets",
+		.entries = "pids",
+		.list = pid_entries,
 		.open = open_pid,
 		.destroy = destroy_pid,
+	},
+	{
+		.name = "rss-slice",
+		.id = OOMCTL_POLICY_RSS_SLICE,
+		.summary = "the largest RSS inside the slices dies; the rest are spared",
+		.map = "rss_slices",
+		.entries = "slices",
+		.list = cgroup_set_entries,
+		.cgroup_opt = "slice",
+		.open = open_rss_slice,
+		.destroy = destroy_rss_slice,
+	},
+	{
+		.name = "abort-all",
+		.id = OOMCTL_POLICY_ABORT_ALL,
+		.summary = "memcg OOMs kill nothing: the cgroup pauses until relieved",
+		.map = "abort_scope",
+		.entries = "scope",
+		.list = cgroup_set_entries,
+		.cgroup_opt = "cgroup",
+		.scoping = true,
+		.open = open_abort_all,
+		.destroy = destroy_abort_all,
 	},
 };
 const size_t nr_policies = sizeof(policies) / sizeof(policies[0]);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "oomctl.h"
@@ -25,6 +26,44 @@ static struct json_object *counters(const struct oomctl_stats *s)
 	json_object_object_add(o, "selections", json_object_new_int64(s->selections));
 	json_object_object_add(o, "kills", json_object_new_int64(s->kills));
 	json_object_object_add(o, "failures", json_object_new_int64(s->failures));
+	return o;
+}
+
+/*
+ * Failed selections in the recent windows (see struct oomctl_failwin), and
+ * the warning status gives when they reach OOMCTL_FAIL_WARN: a policy that
+ * keeps failing may be stalling a cgroup.
+ */
+static struct json_object *recent_failures(const struct oomctl_failwin *w,
+					   struct json_object *warnings)
+{
+	const __u64 window = OOMCTL_FAIL_WINDOW_S * 1000000000ULL;
+	struct json_object *o = json_object_new_object();
+	struct timespec ts;
+	__u64 now, age, worst = 0;
+	char msg[256];
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	now = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	age = w->start_ns && now > w->start_ns ? now - w->start_ns : 0;
+	if (w->start_ns && age < 2 * window)
+		worst = w->count;	/* the current window, or one that just ended */
+	if (w->start_ns && age < window && w->prev_count > worst)
+		worst = w->prev_count;
+	json_object_object_add(o, "window_s", json_object_new_int(OOMCTL_FAIL_WINDOW_S));
+	json_object_object_add(o, "threshold", json_object_new_int(OOMCTL_FAIL_WARN));
+	json_object_object_add(o, "max_in_window", json_object_new_int64(worst));
+	json_object_object_add(o, "last_s_ago", w->last_ns ?
+			       json_object_new_int64((now - w->last_ns) / 1000000000ULL) :
+			       NULL);
+	if (worst >= OOMCTL_FAIL_WARN) {
+		snprintf(msg, sizeof(msg), "selection failed %llu times within %d s "
+			 "(last %llu s ago): an OOMing cgroup may be stalled, see "
+			 "oomctl-policies(7)", (unsigned long long)worst,
+			 OOMCTL_FAIL_WINDOW_S,
+			 (unsigned long long)((now - w->last_ns) / 1000000000ULL));
+		json_object_array_add(warnings, json_object_new_string(msg));
+	}
 	return o;
 }
 
@@ -107,10 +146,21 @@ static struct json_object *foreign(const struct hooks *h, struct pinned_obj *pin
 	return a;
 }
 
+/* One cgroup per line, for slices and scope. */
+static void cgroups_text(const char *title, struct json_object *a)
+{
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		struct json_object *e = json_object_array_get_idx(a, i);
+
+		printf("%-14s%s\n", i ? "" : title, jget(e, "path") ?
+		       jstr(e, "path") : "(removed cgroup)");
+	}
+}
+
 static void status_text(struct json_object *o)
 {
 	struct json_object *c = jget(o, "counters"), *v = jget(o, "last_victim");
-	struct json_object *a, *f = jget(o, "foreign");
+	struct json_object *a, *f = jget(o, "foreign"), *w = jget(o, "warnings");
 
 	if (!json_object_get_boolean(jget(o, "attached"))) {
 		printf("policy:       none attached\n");
@@ -156,6 +206,18 @@ static void status_text(struct json_object *o)
 				       jstr(e, "path") : "(removed cgroup)");
 			}
 		}
+		if ((a = jget(o, "slices"))) {
+			if (!json_object_array_length(a))
+				printf("slices:       none (the kernel heuristic decides)\n");
+			cgroups_text("slices:", a);
+		}
+		if ((a = jget(o, "scope"))) {
+			if (!json_object_get_boolean(jget(o, "scoped")))
+				printf("aborts:       every memcg OOM\n");
+			else if (!json_object_array_length(a))
+				printf("aborts:       nothing (its cgroups are gone)\n");
+			cgroups_text("aborts:", a);
+		}
 		if ((a = jget(o, "pids"))) {
 			printf("pids:         %s\n", json_object_array_length(a) ? "" : "none");
 			for (size_t i = 0; i < json_object_array_length(a); i++) {
@@ -166,6 +228,9 @@ static void status_text(struct json_object *o)
 			}
 		}
 	}
+	for (size_t i = 0; w && i < json_object_array_length(w); i++)
+		printf("warning:      %s\n", json_object_get_string(
+		       json_object_array_get_idx(w, i)));
 	if (!f || !json_object_array_length(f)) {
 		printf("foreign:      none on the OOM hooks\n");
 		return;
@@ -183,7 +248,7 @@ int do_status(int argc, char **argv)
 {
 	struct pindir pd = { .fd = -1 };
 	struct pinned_obj *pins = NULL;
-	struct json_object *res, *fl;
+	struct json_object *res, *fl, *warnings = json_object_new_array();
 	struct attached a = {};
 	struct hooks hooks;
 	size_t npins = 0;
@@ -217,21 +282,23 @@ int do_status(int argc, char **argv)
 		if (a.policy->has_default_prio)
 			json_object_object_add(res, "default_prio",
 					       json_object_new_int64(a.cfg.default_prio));
+		if (a.policy->scoping)
+			json_object_object_add(res, "scoped", json_object_new_boolean(
+					       a.cfg.flags & OOMCTL_CFG_SCOPED));
 		json_object_object_add(res, "last_policy_name",
 				       a.state.last_victim.seq ?
 				       jstring_or_null(a.state.last_victim.policy_name) : NULL);
 		json_object_object_add(res, "pin_dir", json_object_new_string(dir));
 		json_object_object_add(res, "counters", counters(&a.state.stats));
+		json_object_object_add(res, "recent_failures",
+				       recent_failures(&a.state.failwin, warnings));
 		json_object_object_add(res, "last_victim", victim(&a.state.last_victim));
 		json_object_object_add(res, "links", pinned(&pd, pins, npins, true));
 		json_object_object_add(res, "maps", pinned(&pd, pins, npins, false));
 		snprintf(rel, sizeof(rel), POLICY_SUBDIR "/map_%s", a.policy->map);
 		if (!pindir_fdpath(&pd, rel, path, sizeof(path)) &&
 		    (fd = bpf_obj_get(path)) >= 0) {
-			json_object_object_add(res,
-				a.policy->id == OOMCTL_POLICY_CGPRIO ? "prios" : "pids",
-				a.policy->id == OOMCTL_POLICY_CGPRIO ? prio_entries(fd) :
-								       pid_entries(fd));
+			json_object_object_add(res, a.policy->entries, a.policy->list(fd));
 			close(fd);
 		}
 	}
@@ -240,11 +307,14 @@ int do_status(int argc, char **argv)
 		json_object_put(res);
 		goto out;
 	}
+	json_object_object_add(res, "warnings", warnings);
+	warnings = NULL;
 	json_object_object_add(res, "foreign", fl);
 	print_result(res, status_text);
 	json_object_put(res);
 	rc = EXIT_OK;
 out:
+	json_object_put(warnings);
 	free(pins);
 	pindir_close(&pd);
 	return rc;
@@ -256,7 +326,7 @@ static void list_text(struct json_object *a)
 		struct json_object *o = json_object_array_get_idx(a, i);
 		struct json_object *att = jget(o, "attached");
 
-		printf("%-8s %-10s %s\n", jstr(o, "name"),
+		printf("%-10s %-9s %s\n", jstr(o, "name"),
 		       !att ? "(unknown)" : json_object_get_boolean(att) ? "attached" : "",
 		       jstr(o, "summary"));
 	}

@@ -44,3 +44,6 @@ oomctl_teardown() {
 	rmdir "$PINS" 2>/dev/null || true
 	common_teardown
 }
+
+# status's warning threshold, from the header the policies share.
+OOMCTL_FAIL_WARN=$(awk '$2 == "OOMCTL_FAIL_WARN" { print $3 }' "$TOP/bpf-policies/oomctl.h")
