@@ -14,7 +14,9 @@ OOMCTL_TARGETS += $(B)/oomctl
 OOMCTL_VM_TESTS += $(sort $(wildcard tests/vm/oomctl-*.bats))
 OOMCTL_VM_GLOBAL_TESTS += tests/vm/global-oomctl.bats
 
-$(B)/policies/%.bpf.o: bpf-policies/%.bpf.c bpf-policies/common.bpf.h bpf-policies/oomctl.h $(B)/vmlinux.h
+# The bundled policies, and test-only ones (tests/policies/) built alike.
+vpath %.bpf.c bpf-policies tests/policies
+$(B)/policies/%.bpf.o: %.bpf.c bpf-policies/common.bpf.h bpf-policies/oomctl.h $(B)/vmlinux.h
 	@mkdir -p $(@D)
 	$(CLANG) $(OOMCTL_BPF_CFLAGS) -c $< -o $@
 
@@ -23,13 +25,22 @@ $(B)/policies/%.skel.h: $(B)/policies/%.bpf.o
 	$(LLVM_STRIP) -g $< -o $(B)/policies/$*.stripped.o
 	$(BPFTOOL) gen skeleton $(B)/policies/$*.stripped.o name $(subst -,_,$*)_bpf > $@
 
+OOMCTL_CC = $(CC) $(CFLAGS) -Isrc -Ibpf-policies -I$(B)/policies $(LIBBPF_CFLAGS) \
+	$(JSONC_CFLAGS) -o $@ $(OOMCTL_SRCS) $(LIBBPF_LIBS) $(JSONC_LIBS)
+
 $(B)/oomctl: $(OOMCTL_SRCS) $(OOMCTL_HDRS) $(OOMCTL_SKELS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Isrc -Ibpf-policies -I$(B)/policies $(LIBBPF_CFLAGS) $(JSONC_CFLAGS) \
-		-o $@ $(OOMCTL_SRCS) $(LIBBPF_LIBS) $(JSONC_LIBS)
+	$(OOMCTL_CC)
+
+# oomctl plus the policy 'refused', which the verifier must refuse: for the
+# tests of what attach says then. Never installed.
+OOMCTL_TARGETS += $(B)/tests/oomctl-refused
+$(B)/tests/oomctl-refused: $(OOMCTL_SRCS) $(OOMCTL_HDRS) $(OOMCTL_SKELS) $(B)/policies/refused.skel.h
+	@mkdir -p $(@D)
+	$(OOMCTL_CC) -DOOMCTL_TEST_POLICY
 
 .PHONY: oomctl
 oomctl: $(B)/oomctl
 
 # Keep the objects: `bpftool prog load` on them is handy when debugging.
-.SECONDARY: $(OOMCTL_POLICIES:%=$(B)/policies/%.bpf.o)
+.SECONDARY: $(OOMCTL_POLICIES:%=$(B)/policies/%.bpf.o) $(B)/policies/refused.bpf.o

@@ -13,6 +13,9 @@
 #include "pid.skel.h"
 #include "rss-slice.skel.h"
 #include "abort-all.skel.h"
+#ifdef OOMCTL_TEST_POLICY
+#include "refused.skel.h"
+#endif
 
 /* open_<policy>() and destroy_<policy>() around its skeleton type. */
 #define SKELETON(policy)						\
@@ -33,6 +36,9 @@ SKELETON(cgprio)
 SKELETON(pid)
 SKELETON(rss_slice)
 SKELETON(abort_all)
+#ifdef OOMCTL_TEST_POLICY
+SKELETON(refused)
+#endif
 
 const struct policy policies[] = {
 	{
@@ -79,6 +85,18 @@ const struct policy policies[] = {
 		.open = open_abort_all,
 		.destroy = destroy_abort_all,
 	},
+#ifdef OOMCTL_TEST_POLICY
+	{
+		.name = "refused",
+		.id = 0x7e57,
+		.summary = "test only: the verifier refuses it",
+		.map = "oomctl_state",
+		.entries = "state",
+		.list = cgroup_set_entries,
+		.open = open_refused,
+		.destroy = destroy_refused,
+	},
+#endif
 };
 const size_t nr_policies = sizeof(policies) / sizeof(policies[0]);
 

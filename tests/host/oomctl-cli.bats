@@ -19,7 +19,8 @@ as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
 	[ "$status" -eq 0 ]
 	[[ $output == *"Usage: oomctl [OPTIONS] COMMAND [ARGS]"* ]]
 	help=$output
-	for c in list attach detach status set-prio get-prio unset-prio add-pid del-pid get-pids; do
+	for c in list attach detach status set-prio get-prio unset-prio add-pid del-pid get-pids \
+		 set-slice unset-slice get-slices; do
 		[[ $help == *"  $c "* ]]
 		run "$OOMCTL" "$c" help
 		[ "$status" -eq 0 ]
@@ -69,14 +70,16 @@ as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
 	[[ $output == *"Usage: oomctl status"* ]]
 }
 
-@test "list: both bundled policies, in text and JSON" {
+@test "list: the four bundled policies, in text and JSON" {
 	run "$OOMCTL" list
 	[ "$status" -eq 0 ]
-	[[ $output == *cgprio* ]]
-	[[ $output == *pid* ]]
+	[ "${#lines[@]}" -eq 4 ]
+	for p in cgprio pid rss-slice abort-all; do
+		[[ $output == *"$p "* ]]
+	done
 	run "$OOMCTL" -j list
 	[ "$status" -eq 0 ]
-	[ "$(jq -r '[.[].name] | join(",")' <<<"$output")" = cgprio,pid ]
+	[ "$(jq -r '[.[].name] | join(",")' <<<"$output")" = cgprio,pid,rss-slice,abort-all ]
 	run "$OOMCTL" -p list
 	[ "$(jq -r '.[0].name' <<<"$output")" = cgprio ]
 	[ "${#lines[@]}" -gt 2 ]
@@ -112,6 +115,26 @@ as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
 	run "$OOMCTL" attach pid --default-prio 5
 	[ "$status" -eq 2 ]
 	[[ $output == *"cgprio only"* ]]
+	run "$OOMCTL" attach pid --slice /sys/fs/cgroup
+	[ "$status" -eq 2 ]
+	[[ $output == *"--slice applies to rss-slice only"* ]]
+	run "$OOMCTL" attach rss-slice --cgroup /sys/fs/cgroup
+	[ "$status" -eq 2 ]
+	[[ $output == *"--cgroup applies to abort-all only"* ]]
+	run "$OOMCTL" attach abort-all --cgroup /sys/fs/cgroup --slice /sys/fs/cgroup
+	[ "$status" -eq 2 ]
+	[[ $output == *"belong to different policies"* ]]
+	run "$OOMCTL" attach rss-slice --slice
+	[ "$status" -eq 2 ]
+	[[ $output == *"needs an argument"* ]]
+	# A bad cgroup is found before anything is loaded.
+	run "$OOMCTL" attach rss-slice --slice /nonexistent
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ $output == *"'/nonexistent': no such cgroup"* ]]
+	run "$OOMCTL" attach abort-all --cgroup /etc
+	[ "$status" -eq 1 ]
+	[[ $output == *"'/etc': not on a cgroup2 filesystem"* ]]
 }
 
 @test "map commands: argument errors exit 2" {
@@ -141,6 +164,13 @@ as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
 	[ "$status" -eq 2 ]
 	run "$OOMCTL" get-pids 1
 	[ "$status" -eq 2 ]
+	run "$OOMCTL" set-slice
+	[ "$status" -eq 2 ]
+	run "$OOMCTL" unset-slice
+	[ "$status" -eq 2 ]
+	run "$OOMCTL" get-slices /sys/fs/cgroup
+	[ "$status" -eq 2 ]
+	[[ $output == *"unexpected argument '/sys/fs/cgroup'"* ]]
 }
 
 @test "set-prio: a nonexistent path, a file, a cgroup v1 directory fail with one line" {
@@ -176,7 +206,9 @@ as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
 @test "without privileges every BPF command is refused with one line, exit 1" {
 	command -v setpriv >/dev/null || skip "setpriv not installed"
 	for c in "attach cgprio" detach status "set-prio /sys/fs/cgroup 1" get-prio \
-		 "unset-prio /sys/fs/cgroup" "add-pid 1" "del-pid 1" get-pids; do
+		 "unset-prio /sys/fs/cgroup" "add-pid 1" "del-pid 1" get-pids \
+		 "set-slice /sys/fs/cgroup" "unset-slice /sys/fs/cgroup" get-slices \
+		 "attach rss-slice" "attach abort-all"; do
 		run as_nobody "$OOMCTL" $c
 		[ "$status" -eq 1 ]
 		[ "${#lines[@]}" -eq 1 ]

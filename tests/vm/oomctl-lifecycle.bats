@@ -181,3 +181,29 @@ teardown() {
 	[ "$(eval_links)" = 1 ]
 	[ "$(ls "$PINS")" = policy ]
 }
+
+@test "a policy the verifier refuses: attach shows the log's last lines, -v all of it, nothing is left" {
+	refused=$B/tests/oomctl-refused
+	bpftool -j prog show | jq length >"$BATS_TEST_TMPDIR/progs.before"
+	run "$refused" attach refused
+	[ "$status" -eq 1 ]
+	[[ ${lines[0]} == "oomctl: attach: the kernel refused policy refused: Permission denied" ]]
+	[[ $output == *"the last lines of the load log (-v shows all of it)"* ]]
+	[[ $output == *"invalid mem access 'map_value_or_null'"* ]]
+	short=${#lines[@]}
+	((short <= 2 + 12))
+
+	run "$refused" -v attach refused
+	[ "$status" -eq 1 ]
+	[[ $output == *"-- BEGIN PROG LOAD LOG --"* ]]
+	[[ $output == *"invalid mem access 'map_value_or_null'"* ]]
+	((${#lines[@]} > short))
+
+	# In JSON mode stdout holds the one error object; the log is on stderr.
+	"$refused" -j attach refused 2>/dev/null | jq -e '.error | test("refused policy refused")'
+
+	[ ! -e "$PINS/policy" ]
+	[ -z "$(ls "$PINS")" ]
+	[ "$(eval_links)" = 0 ]
+	[ "$(bpftool -j prog show | jq length)" = "$(cat "$BATS_TEST_TMPDIR/progs.before")" ]
+}
