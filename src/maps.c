@@ -449,25 +449,35 @@ int do_del_pid(int argc, char **argv)
 	return change_pids("del-pid", argc, argv, false);
 }
 
-int do_get_pids(int argc, char **argv)
+/*
+ * A listing command (get-pids, get-slices): no argument; print every entry
+ * of @policy's map through @list and @text.
+ */
+int list_entries(const char *cmd, int argc, char **argv, const char *policy,
+		 struct json_object *(*list)(int fd),
+		 void (*text)(struct json_object *))
 {
 	struct pindir pd = { .fd = -1 };
 	struct json_object *res;
 	int first, fd, rc = EXIT_FAIL;
 
-	CMD_ARGS("get-pids", 0, 0);
-	if (need_caps("get-pids", NEED_BPF))
+	CMD_ARGS(cmd, 0, 0);
+	if (need_caps(cmd, NEED_BPF))
 		return EXIT_FAIL;
-	fd = policy_map("get-pids", "pid", &pd);
+	fd = policy_map(cmd, policy, &pd);
 	if (fd < 0)
 		goto out;
-	res = pid_entries(fd);
-	print_result(res, pids_text);
+	res = list(fd);
+	print_result(res, text);
 	json_object_put(res);
 	rc = EXIT_OK;
+	close(fd);
 out:
-	if (fd >= 0)
-		close(fd);
 	pindir_close(&pd);
 	return rc;
+}
+
+int do_get_pids(int argc, char **argv)
+{
+	return list_entries("get-pids", argc, argv, "pid", pid_entries, pids_text);
 }

@@ -165,6 +165,9 @@ int cmd_args(const char *cmd, int argc, char **argv, int min, int max, int *firs
 		return __e < 0 ? EXIT_OK : __e;				\
 } while (0)
 int policy_map(const char *cmd, const char *policy, struct pindir *pd);
+int list_entries(const char *cmd, int argc, char **argv, const char *policy,
+		 struct json_object *(*list)(int fd),
+		 void (*text)(struct json_object *));
 
 /* slices.c: maps that hold a set of cgroups (rss-slice, abort-all). */
 int cgroup_set_fill(int fd, const struct cgroup_ref *cgs, size_t n);

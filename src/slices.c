@@ -188,22 +188,6 @@ static void slices_text(struct json_object *a)
 
 int do_get_slices(int argc, char **argv)
 {
-	struct pindir pd = { .fd = -1 };
-	struct json_object *res;
-	int first, fd, rc = EXIT_FAIL;
-
-	CMD_ARGS("get-slices", 0, 0);
-	if (need_caps("get-slices", NEED_BPF))
-		return EXIT_FAIL;
-	fd = policy_map("get-slices", "rss-slice", &pd);
-	if (fd < 0)
-		goto out;
-	res = cgroup_set_entries(fd);
-	print_result(res, slices_text);
-	json_object_put(res);
-	rc = EXIT_OK;
-	close(fd);
-out:
-	pindir_close(&pd);
-	return rc;
+	return list_entries("get-slices", argc, argv, "rss-slice",
+			    cgroup_set_entries, slices_text);
 }
