@@ -26,6 +26,8 @@ OOMCTL_TARGETS :=
 OOMCTL_VM_TESTS :=
 OOMCTL_VM_GLOBAL_TESTS :=
 -include src/oomctl.mk
+# The series' BPF selftest (make selftest), built and run in the VM.
+-include kernel/selftest.mk
 
 TEST_TOOLS := $(B)/tests/hog $(B)/tests/oomtest-load
 TEST_BPF   := $(B)/bpf/oom_test.bpf.o $(B)/bpf/oom_bad_kfunc.bpf.o
