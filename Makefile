@@ -29,10 +29,11 @@ OOMCTL_VM_GLOBAL_TESTS :=
 # The series' BPF selftest (make selftest), built and run in the VM.
 -include kernel/selftest.mk
 
-TEST_TOOLS := $(B)/tests/hog $(B)/tests/oomtest-load
+# Every tests/tools/*.c is a test tool; oomtest-load has its own rule.
+TEST_TOOLS := $(patsubst tests/tools/%.c,$(B)/tests/%,$(wildcard tests/tools/*.c))
 TEST_BPF   := $(B)/bpf/oom_test.bpf.o $(B)/bpf/oom_bad_kfunc.bpf.o
 
-.PHONY: all deps kernel check check-host check-vm check-vm-memcg check-vm-global demo vm series-check clean FORCE
+.PHONY: all deps kernel check check-host check-vm check-vm-memcg check-vm-global check-stress check-stress-memcg check-stress-global demo vm series-check clean FORCE
 
 all: $(OOMCTL_TARGETS) $(TEST_TOOLS) $(TEST_BPF)
 
@@ -56,7 +57,7 @@ $(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
 	$(LLVM_STRIP) -g $< -o $(B)/bpf/$*.stripped.o
 	$(BPFTOOL) gen skeleton $(B)/bpf/$*.stripped.o name $(subst -,_,$*)_bpf > $@
 
-$(B)/tests/hog: tests/tools/hog.c | deps
+$(B)/tests/%: tests/tools/%.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
 
@@ -78,13 +79,33 @@ check-host: kernel $(OOMCTL_TARGETS)
 
 check-vm: check-vm-memcg check-vm-global
 
+# The reliability suite (tests/vm/reliability-*.bats) runs with the rest;
+# its long tail (tests/vm/stress-*.bats) only in `make check-stress`.
+RELIABILITY_TESTS := $(sort $(wildcard tests/vm/reliability-*.bats))
+STRESS_GLOBAL_TESTS := $(sort $(wildcard tests/vm/stress-global*.bats))
+STRESS_TESTS := $(filter-out $(STRESS_GLOBAL_TESTS),$(sort $(wildcard tests/vm/stress-*.bats)))
+
 check-vm-memcg: all
 	@mkdir -p $(B)/test-results
-	tests/run-bats vm:1G $(B)/test-results/vm-memcg.tap tests/vm/memcg.bats $(OOMCTL_VM_TESTS)
+	tests/run-bats vm:1G $(B)/test-results/vm-memcg.tap tests/vm/memcg.bats $(OOMCTL_VM_TESTS) \
+		$(RELIABILITY_TESTS)
 
 check-vm-global: all
 	@mkdir -p $(B)/test-results
 	tests/run-bats vm:256M $(B)/test-results/vm-global.tap tests/vm/global.bats $(OOMCTL_VM_GLOBAL_TESTS)
+
+check-stress: deps
+	@rm -rf $(B)/test-results
+	@$(MAKE) --no-print-directory -k check-stress-memcg check-stress-global; rc=$$?; \
+		tests/summary $(B)/test-results; exit $$rc
+
+check-stress-memcg: all
+	@mkdir -p $(B)/test-results
+	$(if $(STRESS_TESTS),tests/run-bats vm:1G $(B)/test-results/vm-stress.tap $(STRESS_TESTS))
+
+check-stress-global: all
+	@mkdir -p $(B)/test-results
+	$(if $(STRESS_GLOBAL_TESTS),tests/run-bats vm:256M $(B)/test-results/vm-stress-global.tap $(STRESS_GLOBAL_TESTS))
 
 demo: all
 	@tests/vm/run -- tests/vm/demo

@@ -565,6 +565,7 @@ int do_detach(int argc, char **argv)
 	struct json_object *res;
 	struct attached a;
 	struct obj_ids ids;
+	char gone[64];
 	const char *left;
 	size_t npins = 0;
 	int first, err, rc = EXIT_FAIL;
@@ -589,10 +590,20 @@ int do_detach(int argc, char **argv)
 	if (read_attached(&pd, &a) || list_pins(&pd, POLICY_SUBDIR, &pins, &npins))
 		goto out;
 	collect_ids(pins, npins, &ids);
-	err = remove_pins(&pd, POLICY_SUBDIR);
+	/*
+	 * Commit: one rename out of place, so that a detach killed while
+	 * unpinning leaves no half policy in policy/, only a detaching-PID
+	 * directory that the next run releases.
+	 */
+	snprintf(gone, sizeof(gone), "detaching-%d", getpid());
+	if (renameat2(pd.fd, POLICY_SUBDIR, pd.fd, gone, RENAME_NOREPLACE)) {
+		p_err("detach: cannot move %s/%s out of place: %s", pd.path,
+		      POLICY_SUBDIR, strerror(errno));
+		goto out;
+	}
+	err = remove_pins(&pd, gone);
 	if (err) {
-		p_err("detach: cannot unpin %s/%s: %s", pd.path, POLICY_SUBDIR,
-		      strerror(-err));
+		p_err("detach: cannot unpin %s/%s: %s", pd.path, gone, strerror(-err));
 		goto out;
 	}
 	left = remaining(&ids, &id);

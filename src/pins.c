@@ -154,9 +154,9 @@ int remove_pins(const struct pindir *pd, const char *sub)
 }
 
 /*
- * Staging and old directories belong to a run that held the lock and died
- * (we hold it now): whatever they pin is half a policy or a replaced one.
- * Unpinning releases it.
+ * Staging and detaching directories belong to a run that held the lock and
+ * died (we hold it now): whatever they pin is half a policy, a replaced one
+ * or one being detached. Unpinning releases it.
  */
 void cleanup_stale(const struct pindir *pd)
 {
@@ -172,7 +172,8 @@ void cleanup_stale(const struct pindir *pd)
 		return;
 	}
 	while ((de = readdir(d))) {
-		if (!strncmp(de->d_name, "staging-", 8))
+		if (!strncmp(de->d_name, "staging-", 8) ||
+		    !strncmp(de->d_name, "detaching-", 10))
 			remove_pins(pd, de->d_name);
 	}
 	closedir(d);

@@ -264,6 +264,9 @@ int do_status(int argc, char **argv)
 	err = pindir_open(&pd, false);
 	if (err && err != -ENOENT)
 		return EXIT_FAIL;
+	/* What a killed run left is not attached in any sense that lasts. */
+	if (!err)
+		cleanup_stale(&pd);
 	if (read_attached(&pd, &a))
 		goto out;
 
