@@ -369,6 +369,9 @@ out:
 	}
 	if (skel)
 		p->destroy(skel);
+	/* A failed first attach leaves no empty pin directory behind. */
+	if (rc != EXIT_OK && pd.created)
+		rmdir(pd.path);
 	pindir_close(&pd);
 	return rc;
 }

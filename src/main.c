@@ -200,6 +200,18 @@ int parse_cmd_opts(const char *cmd, int argc, char **argv,
 			print_cmd_usage(cmd, false);
 			return -1;	/* caller exits 0 */
 		}
+		if (c == '?' && optopt >= '0' && optopt <= '9') {
+			/* "-1" or "-0": a value, not an option. getopt has
+			 * moved past it unless more of it is left ("-10").
+			 */
+			const char *a = argv[optind - 1];
+
+			if (optind < argc && argv[optind][0] == '-' &&
+			    argv[optind][1] == optopt)
+				a = argv[optind];
+			return usage_err(cmd, "'%s': a value may not start with '-' "
+					 "(negative numbers are out of range)", a);
+		}
 		if (c == '?') {
 			if (optopt)
 				return usage_err(cmd, "unknown option '-%c'", optopt);

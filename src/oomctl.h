@@ -86,6 +86,7 @@ int hooked_links(const struct hooks *h, struct hooked_link **out, size_t *n);
 struct pindir {
 	int fd;			/* <bpffs>/oomctl, locked */
 	char path[4096];	/* its real path, for messages */
+	bool created;		/* made by this run: removed if it fails */
 };
 int pindir_open(struct pindir *pd, bool create);
 void pindir_close(struct pindir *pd);

@@ -55,9 +55,14 @@ int pindir_open(struct pindir *pd, bool create)
 		return -1;
 	}
 	snprintf(pd->path, sizeof(pd->path), "%s/%s", bpffs_dir, PIN_SUBDIR);
-	if (create && mkdir(pd->path, 0700) && errno != EEXIST) {
-		p_err("cannot create %s: %s", pd->path, strerror(errno));
-		return -1;
+	pd->created = false;
+	if (create && mkdir(pd->path, 0700)) {
+		if (errno != EEXIST) {
+			p_err("cannot create %s: %s", pd->path, strerror(errno));
+			return -1;
+		}
+	} else if (create) {
+		pd->created = true;
 	}
 	fd = open(pd->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
