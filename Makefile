@@ -80,19 +80,23 @@ check-host: kernel $(OOMCTL_TARGETS)
 check-vm: check-vm-memcg check-vm-global
 
 # The reliability suite (tests/vm/reliability-*.bats) runs with the rest;
-# its long tail (tests/vm/stress-*.bats) only in `make check-stress`.
+# its long tail only in `make check-stress`: tests/vm/stress-*.bats, and the
+# reliability files that scale up with OOMCTL_STRESS=1 (50 kills a command,
+# 500 commands a shell). Every VM run ends with tests/vm/suite-end.bats.
 RELIABILITY_TESTS := $(sort $(wildcard tests/vm/reliability-*.bats))
 STRESS_GLOBAL_TESTS := $(sort $(wildcard tests/vm/stress-global*.bats))
 STRESS_TESTS := $(filter-out $(STRESS_GLOBAL_TESTS),$(sort $(wildcard tests/vm/stress-*.bats)))
+SCALED_TESTS := tests/vm/reliability-kill.bats tests/vm/reliability-state.bats
+SUITE_END := tests/vm/suite-end.bats
 
 check-vm-memcg: all
 	@mkdir -p $(B)/test-results
 	tests/run-bats vm:1G $(B)/test-results/vm-memcg.tap tests/vm/memcg.bats $(OOMCTL_VM_TESTS) \
-		$(RELIABILITY_TESTS)
+		$(RELIABILITY_TESTS) $(SUITE_END)
 
 check-vm-global: all
 	@mkdir -p $(B)/test-results
-	tests/run-bats vm:256M $(B)/test-results/vm-global.tap tests/vm/global.bats $(OOMCTL_VM_GLOBAL_TESTS)
+	tests/run-bats vm:256M $(B)/test-results/vm-global.tap tests/vm/global.bats $(OOMCTL_VM_GLOBAL_TESTS) $(SUITE_END)
 
 check-stress: deps
 	@rm -rf $(B)/test-results
@@ -101,11 +105,13 @@ check-stress: deps
 
 check-stress-memcg: all
 	@mkdir -p $(B)/test-results
-	$(if $(STRESS_TESTS),tests/run-bats vm:1G $(B)/test-results/vm-stress.tap $(STRESS_TESTS))
+	OOMCTL_STRESS=1 tests/run-bats vm:1G $(B)/test-results/vm-stress.tap $(STRESS_TESTS) \
+		$(SCALED_TESTS) $(SUITE_END)
 
 check-stress-global: all
 	@mkdir -p $(B)/test-results
-	$(if $(STRESS_GLOBAL_TESTS),tests/run-bats vm:256M $(B)/test-results/vm-stress-global.tap $(STRESS_GLOBAL_TESTS))
+	$(if $(STRESS_GLOBAL_TESTS),OOMCTL_STRESS=1 tests/run-bats vm:256M $(B)/test-results/vm-stress-global.tap \
+		$(STRESS_GLOBAL_TESTS) $(SUITE_END))
 
 demo: all
 	@tests/vm/run -- tests/vm/demo

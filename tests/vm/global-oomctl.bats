@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# oomctl policies in a real global OOM (tests/vm/run --mem 256M). The
+# Each oomctl policy in a real global OOM (tests/vm/run --mem 256M). The
 # harness runs at oom_score_adj -1000; the hogs at 0 are the candidates.
 
 load helpers
@@ -43,4 +43,45 @@ teardown() {
 	kmsg_since_mark | grep -q "Out of memory: Killed process $big (hog)"
 	[ "$(status_field .counters.kills)" = 2 ]
 	[ "$(status_field .last_victim.pid)" = "$big" ]
+}
+
+@test "global OOM under cgprio: the lowest priority dies first, though smaller" {
+	mkdir "$CG/low" "$CG/high"
+	"$OOMCTL" attach cgprio --default-prio 100
+	"$OOMCTL" set-prio "$CG/low" 10
+	"$OOMCTL" set-prio "$CG/high" 50
+	hog_ready "$CG/low" 8 small
+	small=$HOG_PID
+	start_hog "$CG/high" 1024
+	big=$HOG_PID
+
+	# The small hog goes first; then the big one is alone at priority 50
+	# against the -1000 harness, and dies in the next OOM.
+	reap "$small" 300
+	[ "$REAPED" = 137 ]
+	reap "$big" 300
+	[ "$REAPED" = 137 ]
+	kmsg_since_mark | grep -q "Out of memory: Killed process $small (hog)"
+	kmsg_since_mark | grep -q "invoked oom-killer: .*policy_name=cgprio\$"
+	[ "$(status_field .counters.kills)" = 2 ]
+	[ "$(status_field .last_victim.pid)" = "$big" ]
+}
+
+@test "global OOM under pid: the listed process dies first, then the kernel decides" {
+	"$OOMCTL" attach pid
+	hog_ready "$CG/slice" 8 small
+	small=$HOG_PID
+	"$OOMCTL" add-pid "$small"
+	start_hog "$CGROOT" 1024
+	big=$HOG_PID
+
+	reap "$small" 300
+	[ "$REAPED" = 137 ]
+	reap "$big" 300
+	[ "$REAPED" = 137 ]
+	kmsg_since_mark | grep -q "Out of memory: Killed process $small (hog)"
+	kmsg_since_mark | grep -q "Out of memory: Killed process $big (hog)"
+	[ "$(status_field .counters.selections)" = 1 ]
+	[ "$(status_field .last_victim.pid)" = "$big" ]
+	[ "$(oomctl_json length get-pids)" = 0 ]
 }

@@ -37,6 +37,15 @@ hog_ready() {
 	wait_for 120 test -e "$BATS_TEST_TMPDIR/$name.ready"
 }
 
+# baseline_objects — programs, links and maps in the kernel.
+baseline_objects() {
+	echo "$(bpftool -j prog show | jq length) $(bpftool -j link show | jq length) $(bpftool -j map show | jq length)"
+}
+
+# objects_are BASELINE — for wait_for: unpinned objects are freed after an
+# RCU grace period.
+objects_are() { [ "$(baseline_objects)" = "$1" ]; }
+
 oomctl_teardown() {
 	if [[ -d $PINS/policy ]]; then
 		"$OOMCTL" detach >/dev/null 2>&1 || rm -rf "$PINS/policy"

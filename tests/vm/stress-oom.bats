@@ -1,0 +1,243 @@
+#!/usr/bin/env bats
+# OOM storms in memory cgroups (tests/vm/run --mem 1G; make check-stress):
+# 50 memcg OOMs in a row under each policy, a forking hog, two memcgs OOMing
+# at once, memory.oom.group. Every OOM is real; every wait has a deadline.
+#
+# The limits are small (8M to 16M) so that each OOM is quick under TCG. A
+# hog costs its megabytes plus about 0.3M (its stack, page tables, the
+# subshell that started it), and an empty cgroup about 0.25M: the sizes
+# below leave at least 0.5M either way, so that exactly one kill ends each
+# OOM.
+
+load helpers
+load oomctl-helpers
+
+ROUNDS=50
+
+setup() {
+	cg_setup
+	kmsg_mark
+}
+
+teardown() {
+	oomctl_teardown
+}
+
+# --- rounds -----------------------------------------------------------------
+
+# fail_round MESSAGE — a round's check failed: say why, return 1.
+fail_round() {
+	ROUND_ERR=$*
+	return 1
+}
+
+# oom_kills [CGROUP] — oom_kill of CGROUP's (default $CG) memory.events.
+oom_kills() { cg_read_key "${1:-$CG}" memory.events oom_kill; }
+oom_events() { cg_read_key "${1:-$CG}" memory.events oom; }
+
+# kills_are N [CGROUP] — fail the round unless oom_kill is N.
+kills_are() {
+	local n
+	n=$(oom_kills "${2:-$CG}")
+	[[ $n == "$1" ]] || fail_round "oom_kill of ${2:-$CG} is $n, want $1"
+}
+
+# victim_recorded PID CGROUP KILL — does 'oomctl status' show PID, killed in
+# CGROUP (relative to the cgroup2 mount), as the last victim, and KILL kills
+# in all? The policy records the victim on entry to oom_kill_process(),
+# with the policy_name the kernel really printed.
+victim_recorded() {
+	local out
+	out=$("$OOMCTL" status) || fail_round "oomctl status failed"
+	[[ $out == *"last victim:  pid $1 (hog) in $2, policy_name $POLICY_NAME"* ]] ||
+		fail_round "status shows another last victim than $1 in $2: $(grep 'last victim' <<<"$out")"
+	[[ $out =~ kills\ $3, ]] ||
+		fail_round "status does not count $3 kills: $(grep counters <<<"$out")"
+}
+
+# end_hog PID — SIGKILL a hog of ours and reap it (no OOM kill).
+end_hog() {
+	kill -KILL "$1" 2>/dev/null
+	reap "$1" 60
+}
+
+# storm NAME ROUND_FUNCTION — run ROUNDS rounds, counting those that pass;
+# each round function returns 1 with ROUND_ERR set when a check fails, and
+# appends the pid it expected to die to VICTIMS. Reports N/ROUNDS on the
+# TAP stream and fails unless every round passed.
+storm() {
+	local name=$1 fn=$2 ok=0 t0=$SECONDS
+	VICTIMS=()
+	for ((round = 1; round <= ROUNDS; round++)); do
+		ROUND_ERR=
+		if "$fn" "$round"; then
+			ok=$((ok + 1))
+		else
+			echo "# $name: round $round: $ROUND_ERR" >&3
+		fi
+	done
+	echo "# $name: $ok/$ROUNDS expected victims ($((SECONDS - t0)) s)" >&3
+	[ "$ok" = "$ROUNDS" ]
+}
+
+# kernel_victims_are PID... — the kernel log since the mark names exactly
+# these victims, in this order, each after a report of our policy_name.
+kernel_victims_are() {
+	kmsg_since_mark >"$BATS_TEST_TMPDIR/kmsg"
+	diff <(grep -o 'Memory cgroup out of memory: Killed process [0-9]*' "$BATS_TEST_TMPDIR/kmsg" |
+		awk '{ print $NF }') <(printf '%s\n' "$@")
+	[ "$(grep -c 'invoked oom-killer: ' "$BATS_TEST_TMPDIR/kmsg")" = "$#" ]
+	[ "$(grep -c "invoked oom-killer: .*policy_name=$POLICY_NAME\$" "$BATS_TEST_TMPDIR/kmsg")" = "$#" ]
+}
+
+# --- 50 OOMs per policy -----------------------------------------------------
+
+# cgprio: a 5M hog in high (priority 50) stays; each round a hog in low
+# (priority 10) grows towards 4M and hits the 8M limit at about 2M. The
+# kernel heuristic would kill the 5M hog; cgprio must kill the low one.
+cgprio_round() {
+	local low
+	start_hog "$CG/low" 4 --hold
+	low=$HOG_PID
+	reap "$low" 120 || { end_hog "$low"; fail_round "low hog $low was not killed"; }
+	[[ $REAPED == 137 ]] || fail_round "low hog $low ended with $REAPED, not SIGKILL"
+	VICTIMS+=("$low")
+	is_alive "$BIG" || fail_round "the 5M hog of high ($BIG) died"
+	kills_are "$1" || return 1
+	victim_recorded "$low" /oomtest/low "$1"
+}
+
+@test "cgprio: 50 memcg OOMs in a row, the lowest priority dies every time, never the biggest" {
+	mkdir "$CG/low" "$CG/high"
+	cg_write "$CG" memory.max 8M
+	POLICY_NAME=cgprio
+	"$OOMCTL" attach cgprio --default-prio 100
+	"$OOMCTL" set-prio "$CG/low" 10
+	"$OOMCTL" set-prio "$CG/high" 50
+	hog_ready "$CG/high" 5 high
+	BIG=$HOG_PID
+
+	storm cgprio cgprio_round
+	is_alive "$BIG"
+	kernel_victims_are "${VICTIMS[@]}"
+	[ "$(status_field .counters.kills)" = "$ROUNDS" ]
+	[ "$(status_field .counters.failures)" = 0 ]
+}
+
+# pid: a 4M hog in c stays; each round a 2M hog in a is listed, then a hog
+# in b grows towards 2M: about 9M under an 8M limit. The heuristic would
+# kill the 4M hog; pid must kill the listed one, after which the growing
+# hog fits.
+pid_round() {
+	local target trigger
+	hog_ready "$CG/a" 2 "target$1" || fail_round "the target hog did not start"
+	target=$HOG_PID
+	"$OOMCTL" add-pid "$target" >/dev/null || { end_hog "$target"; fail_round "add-pid failed"; }
+	# Once the growing hog has its 2M, the OOM is over.
+	hog_ready "$CG/b" 2 "trigger$1"
+	trigger=$HOG_PID
+	reap "$target" 30 || { end_hog "$target"; end_hog "$trigger"; fail_round "listed hog $target was not killed"; }
+	[[ $REAPED == 137 ]] || { end_hog "$trigger"; fail_round "listed hog $target ended with $REAPED, not SIGKILL"; }
+	VICTIMS+=("$target")
+	is_alive "$trigger" || fail_round "the growing hog $trigger died"
+	end_hog "$trigger"
+	is_alive "$BIG" || fail_round "the unlisted 4M hog ($BIG) died"
+	kills_are "$1" || return 1
+	victim_recorded "$target" /oomtest/a "$1"
+}
+
+@test "pid: 50 memcg OOMs in a row, the listed process dies every time, never the biggest" {
+	mkdir "$CG/a" "$CG/b" "$CG/c"
+	cg_write "$CG" memory.max 8M
+	POLICY_NAME=pid
+	"$OOMCTL" attach pid
+	hog_ready "$CG/c" 4 big
+	BIG=$HOG_PID
+
+	storm pid pid_round
+	is_alive "$BIG"
+	kernel_victims_are "${VICTIMS[@]}"
+	[ "$(status_field .counters.kills)" = "$ROUNDS" ]
+	[ "$(status_field .counters.selections)" = "$ROUNDS" ]
+	# Every victim's entry went with it.
+	[ "$(oomctl_json length get-pids)" = 0 ]
+}
+
+# rss-slice: outside the slice a 6M hog stays; inside it a 1M hog stays;
+# each round a hog in the slice grows towards 6M and hits the 12M limit at
+# about 3.5M: the largest in the slice, though smaller than the one outside.
+slice_round() {
+	local grower
+	start_hog "$CG/slice/grow" 6 --hold
+	grower=$HOG_PID
+	reap "$grower" 120 || { end_hog "$grower"; fail_round "growing hog $grower was not killed"; }
+	[[ $REAPED == 137 ]] || fail_round "growing hog $grower ended with $REAPED, not SIGKILL"
+	VICTIMS+=("$grower")
+	is_alive "$BIG" || fail_round "the 6M hog outside the slice ($BIG) died"
+	is_alive "$SMALL" || fail_round "the 1M hog of the slice ($SMALL) died"
+	kills_are "$1" || return 1
+	victim_recorded "$grower" /oomtest/slice/grow "$1"
+}
+
+@test "rss-slice: 50 memcg OOMs in a row, the largest task of the slice dies every time" {
+	mkdir -p "$CG/slice/grow" "$CG/slice/small" "$CG/out"
+	cg_write "$CG" memory.max 12M
+	POLICY_NAME=rss-slice
+	"$OOMCTL" attach rss-slice --slice "$CG/slice"
+	hog_ready "$CG/out" 6 big
+	BIG=$HOG_PID
+	hog_ready "$CG/slice/small" 1 small
+	SMALL=$HOG_PID
+
+	storm rss-slice slice_round
+	is_alive "$BIG"
+	is_alive "$SMALL"
+	kernel_victims_are "${VICTIMS[@]}"
+	[ "$(status_field .counters.kills)" = "$ROUNDS" ]
+}
+
+# abort-all: each round a hog grows towards 12M under the 8M limit: the OOM
+# is aborted (memory.events counts an oom, no oom_kill, the policy a
+# failure) and the hog waits, alive, until the limit is raised; then it
+# completes and exits 0.
+abort_round() {
+	local hog ooms
+	ooms=$(oom_events)
+	start_hog "$CG/a" 12 --ready "$BATS_TEST_TMPDIR/abort$1.ready"
+	hog=$HOG_PID
+	wait_for 120 cg_key_at_least "$CG" memory.events oom $((ooms + 1)) ||
+		{ end_hog "$hog"; fail_round "no OOM"; }
+	is_alive "$hog" || fail_round "hog $hog died while paused"
+	[[ ! -e $BATS_TEST_TMPDIR/abort$1.ready ]] || fail_round "hog $hog got 12M under an 8M limit"
+	kills_are 0 || { end_hog "$hog"; return 1; }
+	cg_write "$CG" memory.max 32M
+	reap "$hog" 120 || { end_hog "$hog"; fail_round "hog $hog did not complete once the limit was raised"; }
+	cg_write "$CG" memory.max 8M
+	[[ $REAPED == 0 ]] || fail_round "hog $hog ended with $REAPED, not 0"
+	[[ -e $BATS_TEST_TMPDIR/abort$1.ready ]] || fail_round "hog $hog did not get its 12M"
+	kills_are 0
+}
+
+@test "abort-all: 50 memcg OOMs in a row are paused, nothing is killed, every hog completes" {
+	mkdir "$CG/a"
+	cg_write "$CG" memory.max 8M
+	"$OOMCTL" attach abort-all
+
+	ok=0 t0=$SECONDS
+	for ((round = 1; round <= ROUNDS; round++)); do
+		ROUND_ERR=
+		if abort_round "$round"; then
+			ok=$((ok + 1))
+		else
+			echo "# abort-all: round $round: $ROUND_ERR" >&3
+		fi
+	done
+	echo "# abort-all: $ok/$ROUNDS aborted OOMs with no kill, $(oom_events) aborted OOMs in all ($((SECONDS - t0)) s)" >&3
+	[ "$ok" = "$ROUNDS" ]
+	[ "$(oom_kills)" = 0 ]
+	(($(oom_events) >= ROUNDS))
+	[ "$(status_field .counters.kills)" = 0 ]
+	[ "$(status_field .counters.selections)" = 0 ]
+	(($(status_field .counters.failures) >= ROUNDS))
+	[ -z "$(kmsg_since_mark | grep -e "Killed process" -e "invoked oom-killer")" ]
+}
