@@ -12,21 +12,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-tarball=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-cache=${OOMCTL_CACHE:-$HOME/.cache/oomctl}
-jobs=${JOBS:-$(($(nproc) + 1))}
-
 die() { echo "build-kernel: $*" >&2; exit 1; }
-
-[[ -r $tarball ]] ||
-	die "$tarball not found — install it with 'make deps' (package linux-source-6.12)"
-
-patches=()
-while read -r p; do
-	[[ -z $p || $p == \#* ]] && continue
-	[[ -r $top/kernel/patches/$p ]] || die "kernel/patches/series names $p, which does not exist"
-	patches+=("$top/kernel/patches/$p")
-done <"$top/kernel/patches/series"
+. "$top/scripts/series.bash"
 
 # Everything that changes the result goes into the key. Bump `recipe` when a
 # change to the steps below changes the kernel they build (not for messages).
@@ -60,15 +47,7 @@ mkdir -p "$work/build"
 log=$work/build.log
 echo "build-kernel: building in $work (log: $log)" >&2
 
-tar -C "$work" -xf "$tarball"
-src=$(find "$work" -mindepth 1 -maxdepth 1 -type d -name 'linux-source-*' | head -1)
-[[ -n $src ]] || die "$tarball holds no linux-source-* directory"
-mv "$src" "$work/src"
-
-for p in "${patches[@]}"; do
-	patch -d "$work/src" -p1 --forward --batch --quiet <"$p" >>"$log" 2>&1 ||
-		die "kernel/patches/${p##*/} does not apply to $(basename "$tarball") (see $log)"
-done
+patched_tree "$work" "$log"
 
 kmake() { make -C "$work/src" O="$work/build" "$@" >>"$log" 2>&1; }
 kmake tinyconfig || die "make tinyconfig failed (see $log)"

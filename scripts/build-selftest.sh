@@ -28,21 +28,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-tarball=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-cache=${OOMCTL_CACHE:-$HOME/.cache/oomctl}
-jobs=${JOBS:-$(($(nproc) + 1))}
-
 die() { echo "build-selftest: $*" >&2; exit 1; }
-
-[[ -r $tarball ]] ||
-	die "$tarball not found — install it with 'make deps' (package linux-source-6.12)"
-
-patches=()
-while read -r p; do
-	[[ -z $p || $p == \#* ]] && continue
-	[[ -r $top/kernel/patches/$p ]] || die "kernel/patches/series names $p, which does not exist"
-	patches+=("$top/kernel/patches/$p")
-done <"$top/kernel/patches/series"
+. "$top/scripts/series.bash"
 
 # The kernel's key already covers the series, the config and the kernel's
 # toolchain; this script is hashed whole, so a change to the recipe below
@@ -50,7 +37,7 @@ done <"$top/kernel/patches/series"
 kdir=$("$top/scripts/build-kernel.sh" --print-dir)
 key=$( {
 	echo "kernel ${kdir##*/}"
-	cat "$0" "$top/kernel/patches/series" "${patches[@]}"
+	cat "$0" "$top/scripts/series.bash" "$top/kernel/patches/series" "${patches[@]}"
 	stat -c '%n %s %Y' "$tarball"
 	# Whole outputs, no `| head`: under pipefail a SIGPIPE would make the
 	# key depend on timing.
@@ -82,15 +69,7 @@ log=$work/build.log
 echo "build-selftest: building in $work (log: $log)" >&2
 start=$SECONDS
 
-tar -C "$work" -xf "$tarball"
-src=$(find "$work" -mindepth 1 -maxdepth 1 -type d -name 'linux-source-*' | head -1)
-[[ -n $src ]] || die "$tarball holds no linux-source-* directory"
-mv "$src" "$work/src"
-
-for p in "${patches[@]}"; do
-	patch -d "$work/src" -p1 --forward --batch --quiet <"$p" >>"$log" 2>&1 ||
-		die "kernel/patches/${p##*/} does not apply to $(basename "$tarball") (see $log)"
-done
+patched_tree "$work" "$log"
 
 st=$work/src/tools/testing/selftests/bpf
 [[ -r $st/prog_tests/oom_policy.c && -r $st/progs/test_oom_policy.c ]] ||

@@ -1,0 +1,32 @@
+# Sourced by scripts/build-kernel.sh and scripts/build-selftest.sh: where the
+# kernel source and the cache are, the series' patches, and the steps both
+# take to get a patched tree. The caller defines die() and sets $top.
+
+tarball=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+cache=${OOMCTL_CACHE:-$HOME/.cache/oomctl}
+jobs=${JOBS:-$(($(nproc) + 1))}
+
+[[ -r $tarball ]] ||
+	die "$tarball not found — install it with 'make deps' (package linux-source-6.12)"
+
+# The series' patches, in order, as absolute paths.
+patches=()
+while read -r p; do
+	[[ -z $p || $p == \#* ]] && continue
+	[[ -r $top/kernel/patches/$p ]] || die "kernel/patches/series names $p, which does not exist"
+	patches+=("$top/kernel/patches/$p")
+done <"$top/kernel/patches/series"
+
+# patched_tree WORK LOG — extract the tarball into WORK/src and apply the
+# series to it, logging to LOG.
+patched_tree() {
+	local work=$1 log=$2 src p
+	tar -C "$work" -xf "$tarball"
+	src=$(find "$work" -mindepth 1 -maxdepth 1 -type d -name 'linux-source-*' | head -1)
+	[[ -n $src ]] || die "$tarball holds no linux-source-* directory"
+	mv "$src" "$work/src"
+	for p in "${patches[@]}"; do
+		patch -d "$work/src" -p1 --forward --batch --quiet <"$p" >>"$log" 2>&1 ||
+			die "kernel/patches/${p##*/} does not apply to $(basename "$tarball") (see $log)"
+	done
+}
