@@ -57,7 +57,7 @@ $(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
 	$(LLVM_STRIP) -g $< -o $(B)/bpf/$*.stripped.o
 	$(BPFTOOL) gen skeleton $(B)/bpf/$*.stripped.o name $(subst -,_,$*)_bpf > $@
 
-$(B)/tests/%: tests/tools/%.c | deps
+$(B)/tests/%: tests/tools/%.c tests/tools/tool.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
 

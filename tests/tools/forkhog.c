@@ -26,16 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtol(s, &end, 10);
-	if (errno || end == s || *end || *out < min || *out > max)
-		return -1;
-	return 0;
-}
+#include "tool.h"
 
 /* The child: allocate and touch MB megabytes, report, sleep until killed. */
 static void child(long mb, int report_fd)
@@ -99,12 +90,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	fd = open("/proc/self/oom_score_adj", O_WRONLY);
-	if (fd < 0 || dprintf(fd, "%ld", adj) < 0) {
-		perror("forkhog: oom_score_adj");
+	if (set_oom_score_adj("forkhog", adj))
 		return 1;
-	}
-	close(fd);
 
 	/* The first generation reports through a pipe once its memory is in. */
 	if (ready && pipe2(pipefd, O_CLOEXEC) < 0) {

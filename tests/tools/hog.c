@@ -18,16 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static int parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtol(s, &end, 10);
-	if (errno || end == s || *end || *out < min || *out > max)
-		return -1;
-	return 0;
-}
+#include "tool.h"
 
 int main(int argc, char **argv)
 {
@@ -66,12 +57,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	fd = open("/proc/self/oom_score_adj", O_WRONLY);
-	if (fd < 0 || dprintf(fd, "%ld", adj) < 0) {
-		perror("hog: oom_score_adj");
+	if (set_oom_score_adj("hog", adj))
 		return 1;
-	}
-	close(fd);
 
 	/*
 	 * One mebibyte at a time: a single mapping larger than RAM would be

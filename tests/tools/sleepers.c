@@ -29,19 +29,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "tool.h"
+
 /* Each clone()d process's user stack: it only calls pause() forever. */
 #define STACK_SIZE 2048
-
-static int parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtol(s, &end, 10);
-	if (errno || end == s || *end || *out < min || *out > max)
-		return -1;
-	return 0;
-}
 
 /*
  * Runs on the parent's memory and TLS: a raw syscall, no libc state (errno
@@ -92,12 +83,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	fd = open("/proc/self/oom_score_adj", O_WRONLY);
-	if (fd < 0 || dprintf(fd, "%ld", adj) < 0) {
-		perror("sleepers: oom_score_adj");
+	if (set_oom_score_adj("sleepers", adj))
 		return 1;
-	}
-	close(fd);
 
 	/* Those that end are reaped at once (no zombies). */
 	signal(SIGCHLD, SIG_IGN);
