@@ -27,22 +27,31 @@ teardown() {
 	[ "$(status_field .counters.failures)" = 0 ]
 }
 
+# small_dies_first SMALL_CG BIG_CG [CMD...] — an 8M hog in SMALL_CG (its pid
+# in SMALL, passed to CMD if given), then a hog in BIG_CG that grows until
+# the VM runs out of memory: the policy must kill the small one first; once
+# it is gone, the kernel's own choice is the big one, killed in the next OOM.
+small_dies_first() {
+	local small_cg=$1 big_cg=$2
+	shift 2
+	hog_ready "$small_cg" 8 small
+	SMALL=$HOG_PID
+	(($# == 0)) || "$@" "$SMALL"
+	start_hog "$big_cg" 1024
+	BIG=$HOG_PID
+	reap "$SMALL" 300
+	[ "$REAPED" = 137 ]
+	reap "$BIG" 300
+	[ "$REAPED" = 137 ]
+	kmsg_since_mark | grep -q "Out of memory: Killed process $SMALL (hog)"
+	kmsg_since_mark | grep -q "Out of memory: Killed process $BIG (hog)"
+	[ "$(status_field .counters.kills)" = 2 ]
+	[ "$(status_field .last_victim.pid)" = "$BIG" ]
+}
+
 @test "global OOM under rss-slice: the slice's task dies first, then the kernel decides" {
 	"$OOMCTL" attach rss-slice --slice "$CG/slice"
-	hog_ready "$CG/slice" 8 small
-	small=$HOG_PID
-	start_hog "$CGROOT" 1024
-	big=$HOG_PID
-
-	reap "$small" 300
-	[ "$REAPED" = 137 ]
-	# The slice is empty now: the next OOM falls back to the heuristic.
-	reap "$big" 300
-	[ "$REAPED" = 137 ]
-	kmsg_since_mark | grep -q "Out of memory: Killed process $small (hog)"
-	kmsg_since_mark | grep -q "Out of memory: Killed process $big (hog)"
-	[ "$(status_field .counters.kills)" = 2 ]
-	[ "$(status_field .last_victim.pid)" = "$big" ]
+	small_dies_first "$CG/slice" "$CGROOT"
 }
 
 @test "global OOM under cgprio: the lowest priority dies first, though smaller" {
@@ -50,38 +59,13 @@ teardown() {
 	"$OOMCTL" attach cgprio --default-prio 100
 	"$OOMCTL" set-prio "$CG/low" 10
 	"$OOMCTL" set-prio "$CG/high" 50
-	hog_ready "$CG/low" 8 small
-	small=$HOG_PID
-	start_hog "$CG/high" 1024
-	big=$HOG_PID
-
-	# The small hog goes first; then the big one is alone at priority 50
-	# against the -1000 harness, and dies in the next OOM.
-	reap "$small" 300
-	[ "$REAPED" = 137 ]
-	reap "$big" 300
-	[ "$REAPED" = 137 ]
-	kmsg_since_mark | grep -q "Out of memory: Killed process $small (hog)"
+	small_dies_first "$CG/low" "$CG/high"
 	kmsg_since_mark | grep -q "invoked oom-killer: .*policy_name=cgprio\$"
-	[ "$(status_field .counters.kills)" = 2 ]
-	[ "$(status_field .last_victim.pid)" = "$big" ]
 }
 
 @test "global OOM under pid: the listed process dies first, then the kernel decides" {
 	"$OOMCTL" attach pid
-	hog_ready "$CG/slice" 8 small
-	small=$HOG_PID
-	"$OOMCTL" add-pid "$small"
-	start_hog "$CGROOT" 1024
-	big=$HOG_PID
-
-	reap "$small" 300
-	[ "$REAPED" = 137 ]
-	reap "$big" 300
-	[ "$REAPED" = 137 ]
-	kmsg_since_mark | grep -q "Out of memory: Killed process $small (hog)"
-	kmsg_since_mark | grep -q "Out of memory: Killed process $big (hog)"
+	small_dies_first "$CG/slice" "$CGROOT" "$OOMCTL" add-pid
 	[ "$(status_field .counters.selections)" = 1 ]
-	[ "$(status_field .last_victim.pid)" = "$big" ]
 	[ "$(oomctl_json length get-pids)" = 0 ]
 }
