@@ -32,18 +32,23 @@
 #include "tool.h"
 
 /* Each clone()d process's user stack: it only calls pause() forever. */
-#define STACK_SIZE 2048
+#define STACK_SIZE 4096
 
 /*
- * Runs on the parent's memory and TLS: a raw syscall, no libc state (errno
- * is never written, pause() only returns when a handler ran, and there are
- * none).
+ * Runs on the parent's memory and TLS, on a tiny stack: no libc at all, a
+ * raw pause() that only returns when a handler ran (there are none). A libc
+ * call could go through the dynamic linker's lazy binding, whose resolver
+ * saves the vector registers on the stack and overflows it (seen: segfault
+ * in ld-linux).
  */
 static int sleeper(void *arg)
 {
 	(void)arg;
-	for (;;)
-		syscall(SYS_pause);
+	for (;;) {
+		long ret = SYS_pause;
+
+		__asm__ volatile("syscall" : "+a"(ret) : : "rcx", "r11", "memory");
+	}
 	return 0;
 }
 

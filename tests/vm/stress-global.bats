@@ -13,11 +13,15 @@ NPROC=5000
 setup() {
 	cg_setup
 	mkdir "$CG/crowd" "$CG/low"
+	# The kernel sizes threads-max to its memory: about 2,000 in 256M.
+	THREADS_MAX=$(cat /proc/sys/kernel/threads-max)
+	echo $((NPROC + 1000)) >/proc/sys/kernel/threads-max
 	kmsg_mark
 }
 
 teardown() {
 	oomctl_teardown
+	echo "$THREADS_MAX" >/proc/sys/kernel/threads-max
 }
 
 # crowd — NPROC sleeping processes in $CG/crowd, each a process of its own
@@ -26,10 +30,15 @@ crowd() {
 	(echo "$BASHPID" >"$CG/crowd/cgroup.procs" &&
 		exec "$SLEEPERS" --ready "$BATS_TEST_TMPDIR/crowd.ready" "$NPROC") \
 		>>"$BATS_TEST_TMPDIR/sleepers.log" 2>&1 3>&- &
-	wait_for 300 test -e "$BATS_TEST_TMPDIR/crowd.ready"
+	CROWD=$!
+	wait_for 300 crowd_settled
+	cat "$BATS_TEST_TMPDIR/sleepers.log"
+	[ -e "$BATS_TEST_TMPDIR/crowd.ready" ]
 	# The parent and its NPROC processes.
 	[ "$(wc -l <"$CG/crowd/cgroup.procs")" = $((NPROC + 1)) ]
 }
+
+crowd_settled() { [[ -e $BATS_TEST_TMPDIR/crowd.ready ]] || is_gone "$CROWD"; }
 
 # global_oom_among_crowd POLICY_NAME — a hog in $CG/low grows until the VM
 # runs out of memory: it must die, and every process of the crowd live.
