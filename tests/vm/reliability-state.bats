@@ -29,7 +29,7 @@ prios() {
 	bpftool -j map dump pinned "$PINS/policy/map_cgprio_prios" |
 		jq -r '.[] | "\(.formatted.key) \(.formatted.value)"' | sort -n
 }
-prio_count() { bpftool -j map dump pinned "$PINS/policy/map_cgprio_prios" | jq length; }
+prio_count() { prios | wc -l; }
 cgid() { stat -c %i "$1"; }
 
 # edit J ARGS... — one command of shell J; a failure is logged with its

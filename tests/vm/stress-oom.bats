@@ -61,12 +61,13 @@ end_hog() {
 	reap "$1" 60
 }
 
-# storm NAME ROUND_FUNCTION — run ROUNDS rounds, counting those that pass;
-# each round function returns 1 with ROUND_ERR set when a check fails, and
-# appends the pid it expected to die to VICTIMS. Reports N/ROUNDS on the
-# TAP stream and fails unless every round passed.
+# storm NAME ROUND_FUNCTION [WHAT] — run ROUNDS rounds, counting those that
+# pass; each round function returns 1 with ROUND_ERR set when a check fails,
+# and appends the pid it expected to die to VICTIMS. Reports "N/ROUNDS WHAT"
+# (default: expected victims) on the TAP stream and fails unless every
+# round passed.
 storm() {
-	local name=$1 fn=$2 ok=0 t0=$SECONDS
+	local name=$1 fn=$2 what=${3:-expected victims} ok=0 t0=$SECONDS
 	VICTIMS=()
 	for ((round = 1; round <= ROUNDS; round++)); do
 		ROUND_ERR=
@@ -76,7 +77,7 @@ storm() {
 			echo "# $name: round $round: $ROUND_ERR" >&3
 		fi
 	done
-	echo "# $name: $ok/$ROUNDS expected victims ($((SECONDS - t0)) s)" >&3
+	echo "# $name: $ok/$ROUNDS $what ($((SECONDS - t0)) s)" >&3
 	[ "$ok" = "$ROUNDS" ]
 }
 
@@ -223,17 +224,8 @@ abort_round() {
 	cg_write "$CG" memory.max 8M
 	"$OOMCTL" attach abort-all
 
-	ok=0 t0=$SECONDS
-	for ((round = 1; round <= ROUNDS; round++)); do
-		ROUND_ERR=
-		if abort_round "$round"; then
-			ok=$((ok + 1))
-		else
-			echo "# abort-all: round $round: $ROUND_ERR" >&3
-		fi
-	done
-	echo "# abort-all: $ok/$ROUNDS aborted OOMs with no kill, $(oom_events) aborted OOMs in all ($((SECONDS - t0)) s)" >&3
-	[ "$ok" = "$ROUNDS" ]
+	storm abort-all abort_round "aborted OOMs with no kill"
+	echo "# abort-all: $(oom_events) aborted OOMs in all" >&3
 	[ "$(oom_kills)" = 0 ]
 	(($(oom_events) >= ROUNDS))
 	[ "$(status_field .counters.kills)" = 0 ]
