@@ -77,8 +77,8 @@ static int attach_opt(int c, const char *arg, void *ctx)
 }
 
 /* Copy every entry of the old policy's own map into the new one. */
-static int migrate_entries(const struct pindir *pd, const struct policy *p,
-			   int new_fd)
+static int migrate_entries(const char *cmd, const struct pindir *pd,
+			   const struct policy *p, int new_fd)
 {
 	char rel[256], path[PATH_MAX];
 	__u64 key, next, val;	/* both key types fit in 8 bytes */
@@ -87,7 +87,7 @@ static int migrate_entries(const struct pindir *pd, const struct policy *p,
 
 	snprintf(rel, sizeof(rel), POLICY_SUBDIR "/map_%s", p->map);
 	if (pindir_fdpath(pd, rel, path, sizeof(path)) || (fd = bpf_obj_get(path)) < 0) {
-		p_err("attach: cannot open the attached policy's map %s: %s", p->map,
+		p_err("%s: cannot open the attached policy's map %s: %s", cmd, p->map,
 		      strerror(errno));
 		return -1;
 	}
@@ -103,16 +103,17 @@ static int migrate_entries(const struct pindir *pd, const struct policy *p,
 	}
 	close(fd);
 	if (err) {
-		p_err("attach: cannot copy %s entries into the new policy: %s",
-		      p->map, strerror(-err));
+		p_err("%s: cannot copy %s entries into the new policy: %s",
+		      cmd, p->map, strerror(-err));
 		return -1;
 	}
 	return 0;
 }
 
 /* Fail when anything but our own policy's links sits on the evaluate hook. */
-static int check_hook_free(const struct pindir *pd, const struct hooks *h,
-			   const struct attached *old, bool replace)
+static int check_hook_free(const char *cmd, const struct pindir *pd,
+			   const struct hooks *h, const struct attached *old,
+			   bool replace)
 {
 	struct pinned_obj *pins = NULL;
 	struct hooked_link *links = NULL;
@@ -131,17 +132,17 @@ static int check_hook_free(const struct pindir *pd, const struct hooks *h,
 		for (size_t j = 0; j < npins; j++)
 			ours |= pins[j].is_link && pins[j].id == links[i].link_id;
 		if (!ours) {
-			p_err("attach: a program not attached by oomctl is on %s: "
+			p_err("%s: a program not attached by oomctl is on %s: "
 			      "prog '%s' (id %u, link %u); fmod_ret programs stack, "
-			      "so oomctl will not attach on top of it",
+			      "so oomctl will not attach on top of it", cmd,
 			      hook_names[HOOK_EVALUATE], links[i].prog_name,
 			      links[i].prog_id, links[i].link_id);
 			err = -1;
 		}
 	}
 	if (!err && old->present && !replace) {
-		p_err("attach: policy %s is already attached; use --replace to swap it, "
-		      "or 'oomctl detach' first", old->policy->name);
+		p_err("%s: policy %s is already attached; use --replace to swap it, "
+		      "or 'oomctl detach' first", cmd, old->policy->name);
 		err = -1;
 	}
 	free(links);
@@ -149,13 +150,14 @@ static int check_hook_free(const struct pindir *pd, const struct hooks *h,
 	return err;
 }
 
-static int pin_map(const struct pindir *pd, const char *dir, struct bpf_map *m)
+static int pin_map(const char *cmd, const struct pindir *pd, const char *dir,
+		   struct bpf_map *m)
 {
 	char rel[256], path[PATH_MAX];
 
 	snprintf(rel, sizeof(rel), "%s/map_%s", dir, bpf_map__name(m));
 	if (pindir_fdpath(pd, rel, path, sizeof(path)) || bpf_map__pin(m, path)) {
-		p_err("attach: cannot pin map %s: %s", bpf_map__name(m), strerror(errno));
+		p_err("%s: cannot pin map %s: %s", cmd, bpf_map__name(m), strerror(errno));
 		return -1;
 	}
 	fchmodat(pd->fd, rel, 0600, 0);
@@ -163,26 +165,26 @@ static int pin_map(const struct pindir *pd, const char *dir, struct bpf_map *m)
 }
 
 /* Attach @prog and pin its link; the link is also kept in @links[*n]. */
-static int attach_prog(const struct pindir *pd, const char *dir,
+static int attach_prog(const char *cmd, const struct pindir *pd, const char *dir,
 		       struct bpf_program *prog, struct bpf_link **links, size_t *n)
 {
 	char rel[256], path[PATH_MAX];
 	struct bpf_link *l;
 
 	if (*n == MAX_LINKS) {
-		p_err("attach: more than %d programs in one policy", MAX_LINKS);
+		p_err("%s: more than %d programs in one policy", cmd, MAX_LINKS);
 		return -1;
 	}
 	l = bpf_program__attach(prog);
 	if (!l) {
-		p_err("attach: cannot attach program %s: %s", bpf_program__name(prog),
+		p_err("%s: cannot attach program %s: %s", cmd, bpf_program__name(prog),
 		      strerror(errno));
 		return -1;
 	}
 	links[(*n)++] = l;
 	snprintf(rel, sizeof(rel), "%s/link_%s", dir, bpf_program__name(prog));
 	if (pindir_fdpath(pd, rel, path, sizeof(path)) || bpf_link__pin(l, path)) {
-		p_err("attach: cannot pin the link of %s: %s", bpf_program__name(prog),
+		p_err("%s: cannot pin the link of %s: %s", cmd, bpf_program__name(prog),
 		      strerror(errno));
 		return -1;
 	}
@@ -225,31 +227,36 @@ static int own_map_fd(struct bpf_object *obj, const struct policy *p)
 }
 
 /*
- * The entries of a policy's own map: the ones given on the command line
- * (--slice, --cgroup), else, with --replace of the same policy, the old
- * policy's, so that a replace keeps the configuration.
+ * The entries of a policy's own map: @want (attach --slice or --cgroup,
+ * apply), else, with --replace of the same policy, the old policy's, so
+ * that a replace keeps the configuration.
  */
-static int fill_entries(const struct pindir *pd, const struct policy *p,
-			const struct attached *old, struct bpf_object *obj,
-			const struct cgroup_ref *cgs, size_t ncg)
+static int fill_entries(const char *cmd, const struct pindir *pd,
+			const struct policy *p, const struct attached *old,
+			struct bpf_object *obj, const struct map_entry *want,
+			size_t nwant)
 {
 	int err;
 
-	if (ncg) {
-		err = cgroup_set_fill(own_map_fd(obj, p), cgs, ncg);
+	if (want) {
+		err = entries_add(own_map_fd(obj, p), want, nwant);
 		if (err)
-			p_err("attach: cannot fill map %s: %s%s", p->map, strerror(-err),
+			p_err("%s: cannot fill map %s: %s%s", cmd, p->map, strerror(-err),
 			      err == -E2BIG ? " (the map is full)" : "");
 		return err ? -1 : 0;
 	}
 	if (old->present && old->policy == p)
-		return migrate_entries(pd, p, own_map_fd(obj, p));
+		return migrate_entries(cmd, pd, p, own_map_fd(obj, p));
 	return 0;
 }
 
-/* Load @p, configure it and attach it in a staging directory; commit. */
-static int attach_policy(const struct policy *p, struct oomctl_config *cfg,
-			 const struct cgroup_ref *cgs, size_t ncg, bool replace)
+/*
+ * Load @p, configure and fill it, attach it in a staging directory and
+ * commit. On success *@res describes what is attached (for print_result).
+ */
+int attach_policy(const char *cmd, const struct policy *p,
+		  struct oomctl_config *cfg, const struct map_entry *want,
+		  size_t nwant, bool replace, struct json_object **res)
 {
 	struct pindir pd = { .fd = -1 };
 	struct bpf_link *links[MAX_LINKS];
@@ -257,7 +264,6 @@ static int attach_policy(const struct policy *p, struct oomctl_config *cfg,
 	struct bpf_object *obj = NULL;
 	struct bpf_program *prog;
 	struct bpf_map *m;
-	struct json_object *res;
 	struct hooks hooks;
 	char staging[64], dir[PATH_MAX + 16];
 	void *skel = NULL;
@@ -267,62 +273,64 @@ static int attach_policy(const struct policy *p, struct oomctl_config *cfg,
 	__u32 zero = 0;
 
 	/* Checks first, in the order a user would fix them; nothing loaded. */
-	if (need_caps("attach", NEED_ADMIN) || hooks_find(&hooks) ||
+	*res = NULL;
+	if (need_caps(cmd, NEED_ADMIN) || hooks_find(&hooks) ||
 	    pindir_open(&pd, true))
 		return EXIT_FAIL;
 	cleanup_stale(&pd);
-	if (read_attached(&pd, &old) || check_hook_free(&pd, &hooks, &old, replace))
+	if (read_attached(&pd, &old) ||
+	    check_hook_free(cmd, &pd, &hooks, &old, replace))
 		goto out;
 	/* A replace of the same policy without new entries keeps its scope. */
-	if (!ncg && old.present && old.policy == p)
+	if (!want && old.present && old.policy == p)
 		cfg->flags = old.cfg.flags;
 
 	obj = p->open(&skel);
 	if (!obj) {
-		p_err("attach: cannot open policy %s: %s", p->name, strerror(errno));
+		p_err("%s: cannot open policy %s: %s", cmd, p->name, strerror(errno));
 		goto out;
 	}
 	bpf_log_capture(true);
 	err = bpf_object__load(obj);
 	bpf_log_capture(false);
 	if (err) {
-		p_err("attach: the kernel refused policy %s: %s", p->name,
+		p_err("%s: the kernel refused policy %s: %s", cmd, p->name,
 		      strerror(-err));
 		bpf_log_print_tail();
 		goto out;
 	}
 	m = bpf_object__find_map_by_name(obj, "oomctl_config");
 	if (!m || bpf_map_update_elem(bpf_map__fd(m), &zero, cfg, BPF_ANY)) {
-		p_err("attach: cannot write the policy's config: %s", strerror(errno));
+		p_err("%s: cannot write the policy's config: %s", cmd, strerror(errno));
 		goto out;
 	}
-	if (fill_entries(&pd, p, &old, obj, cgs, ncg))
+	if (fill_entries(cmd, &pd, p, &old, obj, want, nwant))
 		goto out;
 
 	snprintf(staging, sizeof(staging), "staging-%d", getpid());
 	if (mkdirat(pd.fd, staging, 0700)) {
-		p_err("attach: cannot create %s/%s: %s", pd.path, staging, strerror(errno));
+		p_err("%s: cannot create %s/%s: %s", cmd, pd.path, staging, strerror(errno));
 		goto out;
 	}
 	staged = true;
 	bpf_object__for_each_map(m, obj) {
-		if (!bpf_map__is_internal(m) && pin_map(&pd, staging, m))
+		if (!bpf_map__is_internal(m) && pin_map(cmd, &pd, staging, m))
 			goto out;
 	}
 	/* The evaluate program last: by then the name and counters are live. */
 	bpf_object__for_each_program(prog, obj) {
 		if (!is_evaluate(prog) &&
-		    attach_prog(&pd, staging, prog, links, &nlinks))
+		    attach_prog(cmd, &pd, staging, prog, links, &nlinks))
 			goto out;
 	}
 	/* The cgroup_rmdir program is attached now: a cgroup removed since it
 	 * was resolved would linger in the map.
 	 */
-	if (ncg && cgroup_set_recheck("attach", own_map_fd(obj, p), cgs, ncg))
+	if (want && entries_recheck(cmd, own_map_fd(obj, p), want, nwant))
 		goto out;
 	bpf_object__for_each_program(prog, obj) {
 		if (is_evaluate(prog) &&
-		    attach_prog(&pd, staging, prog, links, &nlinks))
+		    attach_prog(cmd, &pd, staging, prog, links, &nlinks))
 			goto out;
 	}
 
@@ -333,30 +341,29 @@ static int attach_policy(const struct policy *p, struct oomctl_config *cfg,
 	err = renameat2(pd.fd, staging, pd.fd, POLICY_SUBDIR,
 			old.present ? RENAME_EXCHANGE : RENAME_NOREPLACE);
 	if (err) {
-		p_err("attach: cannot move %s into place: %s", staging, strerror(errno));
+		p_err("%s: cannot move %s into place: %s", cmd, staging, strerror(errno));
 		goto out;
 	}
 	if (old.present)
 		remove_pins(&pd, staging);
 	staged = false;
 
-	res = json_object_new_object();
-	json_object_object_add(res, "policy", json_object_new_string(p->name));
-	json_object_object_add(res, "name", json_object_new_string(cfg->name));
+	*res = json_object_new_object();
+	json_object_object_add(*res, "policy", json_object_new_string(p->name));
+	json_object_object_add(*res, "name", json_object_new_string(cfg->name));
 	if (p->has_default_prio)
-		json_object_object_add(res, "default_prio", json_object_new_int(cfg->default_prio));
+		json_object_object_add(*res, "default_prio",
+				       json_object_new_int(cfg->default_prio));
 	if (p->scoping)
-		json_object_object_add(res, "scoped", json_object_new_boolean(
+		json_object_object_add(*res, "scoped", json_object_new_boolean(
 				       cfg->flags & OOMCTL_CFG_SCOPED));
 	if (p->cgroup_opt)
-		json_object_object_add(res, p->entries, p->list(own_map_fd(obj, p)));
+		json_object_object_add(*res, p->entries, p->list(own_map_fd(obj, p)));
 	snprintf(dir, sizeof(dir), "%s/" POLICY_SUBDIR, pd.path);
-	json_object_object_add(res, "pin_dir", json_object_new_string(dir));
+	json_object_object_add(*res, "pin_dir", json_object_new_string(dir));
 	if (old.present)
-		json_object_object_add(res, "replaced",
+		json_object_object_add(*res, "replaced",
 				       json_object_new_string(old.policy->name));
-	print_result(res, attach_text);
-	json_object_put(res);
 	rc = EXIT_OK;
 out:
 	/* On failure this releases every link: nothing stays attached. */
@@ -389,6 +396,8 @@ int do_attach(int argc, char **argv)
 	struct attach_args args = {};
 	struct oomctl_config cfg = { .abi_version = OOMCTL_ABI_VERSION };
 	struct cgroup_ref *cgs = NULL;
+	struct map_entry *want = NULL;
+	struct json_object *res;
 	const struct policy *p;
 	unsigned long prio = 0;
 	int first, rc, err;
@@ -450,15 +459,24 @@ int do_attach(int argc, char **argv)
 	/* Every cgroup is resolved before anything is loaded. */
 	rc = EXIT_FAIL;
 	cgs = calloc(args.ncg ? args.ncg : 1, sizeof(*cgs));
-	if (!cgs) {
+	want = calloc(args.ncg ? args.ncg : 1, sizeof(*want));
+	if (!cgs || !want) {
 		p_err("attach: out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < args.ncg; i++)
+	for (size_t i = 0; i < args.ncg; i++) {
 		if (cgroup_resolve(args.cg_args[i], &cgs[i]))
 			goto out;
-	rc = attach_policy(p, &cfg, cgs, args.ncg, args.replace);
+		want[i] = (struct map_entry){ .cg = &cgs[i], .value = 1 };
+	}
+	rc = attach_policy("attach", p, &cfg, args.ncg ? want : NULL, args.ncg,
+			   args.replace, &res);
+	if (rc == EXIT_OK) {
+		print_result(res, attach_text);
+		json_object_put(res);
+	}
 out:
+	free(want);
 	free(cgs);
 	free(args.cg_args);
 	return rc;
@@ -561,30 +579,29 @@ static void detach_text(struct json_object *o)
 	       json_object_array_length(jget(o, "maps")));
 }
 
-int do_detach(int argc, char **argv)
+/*
+ * Unpin the attached policy and check that nothing of it remains. On
+ * success *@res says what was released (for print_result).
+ */
+int detach_policy(const char *cmd, struct json_object **res)
 {
 	struct pindir pd = { .fd = -1 };
 	struct pinned_obj *pins = NULL;
-	struct json_object *res;
 	struct attached a;
 	struct obj_ids ids;
 	char gone[64];
 	const char *left;
 	size_t npins = 0;
-	int first, err, rc = EXIT_FAIL;
+	int err, rc = EXIT_FAIL;
 	__u32 id = 0;
 
-	err = parse_cmd_opts("detach", argc, argv, NULL, NULL, NULL, NULL, &first);
-	if (err)
-		return err < 0 ? EXIT_OK : err;
-	if (first < argc)
-		return usage_err("detach", "unexpected argument '%s'", argv[first]);
-	if (need_caps("detach", NEED_ADMIN))
+	*res = NULL;
+	if (need_caps(cmd, NEED_ADMIN))
 		return EXIT_FAIL;
 	err = pindir_open(&pd, false);
 	if (err == -ENOENT || (!err && !policy_present(&pd))) {
-		p_err("detach: no oomctl policy is attached (nothing pinned in %s/%s/%s)",
-		      bpffs_dir, PIN_SUBDIR, POLICY_SUBDIR);
+		p_err("%s: no oomctl policy is attached (nothing pinned in %s/%s/%s)",
+		      cmd, bpffs_dir, PIN_SUBDIR, POLICY_SUBDIR);
 		goto out;
 	}
 	if (err)
@@ -600,33 +617,49 @@ int do_detach(int argc, char **argv)
 	 */
 	snprintf(gone, sizeof(gone), "detaching-%d", getpid());
 	if (renameat2(pd.fd, POLICY_SUBDIR, pd.fd, gone, RENAME_NOREPLACE)) {
-		p_err("detach: cannot move %s/%s out of place: %s", pd.path,
+		p_err("%s: cannot move %s/%s out of place: %s", cmd, pd.path,
 		      POLICY_SUBDIR, strerror(errno));
 		goto out;
 	}
 	err = remove_pins(&pd, gone);
 	if (err) {
-		p_err("detach: cannot unpin %s/%s: %s", pd.path, gone, strerror(-err));
+		p_err("%s: cannot unpin %s/%s: %s", cmd, pd.path, gone, strerror(-err));
 		goto out;
 	}
 	left = remaining(&ids, &id);
 	if (left) {
-		p_err("detach: %s %u still exists after unpinning: another process or "
-		      "pin holds it%s", left, id,
+		p_err("%s: %s %u still exists after unpinning: another process or "
+		      "pin holds it%s", cmd, left, id,
 		      strcmp(left, "map") ? ", so the policy stays attached until it "
 		      "is released" : "");
 		goto out;
 	}
-	res = json_object_new_object();
-	json_object_object_add(res, "detached", json_object_new_string(a.policy->name));
-	json_object_object_add(res, "links", id_array(ids.links, ids.nlinks));
-	json_object_object_add(res, "programs", id_array(ids.progs, ids.nprogs));
-	json_object_object_add(res, "maps", id_array(ids.maps, ids.nmaps));
-	print_result(res, detach_text);
-	json_object_put(res);
+	*res = json_object_new_object();
+	json_object_object_add(*res, "detached", json_object_new_string(a.policy->name));
+	json_object_object_add(*res, "links", id_array(ids.links, ids.nlinks));
+	json_object_object_add(*res, "programs", id_array(ids.progs, ids.nprogs));
+	json_object_object_add(*res, "maps", id_array(ids.maps, ids.nmaps));
 	rc = EXIT_OK;
 out:
 	free(pins);
 	pindir_close(&pd);
+	return rc;
+}
+
+int do_detach(int argc, char **argv)
+{
+	struct json_object *res;
+	int first, err, rc;
+
+	err = parse_cmd_opts("detach", argc, argv, NULL, NULL, NULL, NULL, &first);
+	if (err)
+		return err < 0 ? EXIT_OK : err;
+	if (first < argc)
+		return usage_err("detach", "unexpected argument '%s'", argv[first]);
+	rc = detach_policy("detach", &res);
+	if (rc == EXIT_OK) {
+		print_result(res, detach_text);
+		json_object_put(res);
+	}
 	return rc;
 }

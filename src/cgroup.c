@@ -73,9 +73,10 @@ int cgroup_exists(__u64 id, const char *path)
 
 /*
  * CGROUP is a cgroup v2 directory: an absolute path, or a path relative to
- * the cgroup2 mount. Fills @cg or prints one line and returns -1.
+ * the cgroup2 mount. Fills @cg and returns 0; else -ENOENT when there is no
+ * such directory, -EINVAL otherwise, with the reason in @why.
  */
-int cgroup_resolve(const char *arg, struct cgroup_ref *cg)
+int cgroup_lookup(const char *arg, struct cgroup_ref *cg, char *why, size_t wsz)
 {
 	const char *mnt = cgroup2_mount();
 	char path[PATH_MAX];
@@ -89,40 +90,41 @@ int cgroup_resolve(const char *arg, struct cgroup_ref *cg)
 		snprintf(path, sizeof(path), "%s", arg);
 	} else {
 		if (!mnt) {
-			p_err("cgroup '%s': no cgroup2 filesystem is mounted to resolve it in", arg);
-			return -1;
+			snprintf(why, wsz, "no cgroup2 filesystem is mounted to resolve it in");
+			return -EINVAL;
 		}
 		snprintf(path, sizeof(path), "%s/%s", mnt, arg);
 	}
 	if (stat(path, &st)) {
-		p_err("cgroup '%s': %s", arg, errno == ENOENT ?
-		      "no such cgroup (the directory does not exist)" : strerror(errno));
-		return -1;
+		err = errno;
+		snprintf(why, wsz, "%s", err == ENOENT ?
+			 "no such cgroup (the directory does not exist)" : strerror(err));
+		return err == ENOENT ? -ENOENT : -EINVAL;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		p_err("cgroup '%s': not a directory (a cgroup is a directory on cgroup2)", arg);
-		return -1;
+		snprintf(why, wsz, "not a directory (a cgroup is a directory on cgroup2)");
+		return -EINVAL;
 	}
 	if (statfs(path, &sfs)) {
-		p_err("cgroup '%s': %s", arg, strerror(errno));
-		return -1;
+		snprintf(why, wsz, "%s", strerror(errno));
+		return -EINVAL;
 	}
 	if (sfs.f_type == CGROUP_SUPER_MAGIC) {
-		p_err("cgroup '%s': a cgroup v1 directory; oomctl needs cgroup v2", arg);
-		return -1;
+		snprintf(why, wsz, "a cgroup v1 directory; oomctl needs cgroup v2");
+		return -EINVAL;
 	}
 	if (sfs.f_type != CGROUP2_SUPER_MAGIC) {
-		p_err("cgroup '%s': not on a cgroup2 filesystem", arg);
-		return -1;
+		snprintf(why, wsz, "not on a cgroup2 filesystem");
+		return -EINVAL;
 	}
 	if (!realpath(path, cg->path)) {
-		p_err("cgroup '%s': %s", arg, strerror(errno));
-		return -1;
+		snprintf(why, wsz, "%s", strerror(errno));
+		return -EINVAL;
 	}
 	err = cgroup_id_of(cg->path, &cg->id);
 	if (err) {
-		p_err("cgroup '%s': cannot get its id: %s", arg, strerror(-err));
-		return -1;
+		snprintf(why, wsz, "cannot get its id: %s", strerror(-err));
+		return -EINVAL;
 	}
 	ml = mnt ? strlen(mnt) : 0;
 	if (mnt && !strncmp(cg->path, mnt, ml) &&
@@ -132,6 +134,17 @@ int cgroup_resolve(const char *arg, struct cgroup_ref *cg)
 	else
 		snprintf(cg->cgpath, sizeof(cg->cgpath), "%s", cg->path);
 	return 0;
+}
+
+/* cgroup_lookup(), or one line naming the bad CGROUP and -1. */
+int cgroup_resolve(const char *arg, struct cgroup_ref *cg)
+{
+	char why[256];
+
+	if (!cgroup_lookup(arg, cg, why, sizeof(why)))
+		return 0;
+	p_err("cgroup '%s': %s", arg, why);
+	return -1;
 }
 
 /* id -> path for every cgroup under the cgroup2 mount, built on demand. */

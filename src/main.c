@@ -76,6 +76,13 @@ static const struct cmd cmds[] = {
 	{ "unset-slice", do_unset_slice, "CGROUP...",
 	  "rss-slice: remove cgroups from the slices", NULL },
 	{ "get-slices", do_get_slices, "", "rss-slice: list the slices", NULL },
+	{ "apply", do_apply, "[--dry-run] [--skip-missing] FILE",
+	  "make the attached policy and its entries exactly those of FILE",
+	  "  FILE              a config file, oomctl.conf(5); - reads standard input\n"
+	  "  --dry-run         print what would change; change nothing\n"
+	  "  --skip-missing    report and skip cgroups and pids that do not exist\n"
+	  "                    (default: fail, changing nothing)\n"
+	  "Prints one line per change (+ added, ~ changed, - removed) and a total.\n" },
 	{ "help", NULL, "[COMMAND]", "show this help, or a command's", NULL },
 };
 

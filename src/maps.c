@@ -14,8 +14,6 @@
 #include <bpf/bpf.h>
 #include "oomctl.h"
 
-#define PID_MAX_LIMIT	4194304	/* include/linux/threads.h, 64-bit */
-
 /* Parse options, demand @min..@max positional args; 0, -1 (help shown),
  * or an exit code.
  */
@@ -204,17 +202,10 @@ static void entries_text(struct json_object *a)
 	}
 }
 
+/* Just the number, for scripts: $(oomctl get-prio CG); -j says where from. */
 static void get_prio_text(struct json_object *o)
 {
-	const char *src = jstr(o, "source");
-
-	printf("%s: prio %lld", jstr(o, "path"), jint(o, "prio"));
-	if (!strcmp(src, "inherited"))
-		printf(" (inherited from %s)\n", jstr(o, "from"));
-	else if (!strcmp(src, "default"))
-		printf(" (the default)\n");
-	else
-		printf("\n");
+	printf("%lld\n", jint(o, "prio"));
 }
 
 /* The priority cgprio gives @cg: the same walk as effective_prio(). */
@@ -295,7 +286,7 @@ static int parse_pids(const char *cmd, int argc, char **argv, int first,
 }
 
 /* The process's tgid from /proc, or 0 if it does not exist. */
-static __u32 tgid_of(__u32 pid, char comm[16])
+__u32 proc_tgid(__u32 pid, char comm[16])
 {
 	char path[64], line[256];
 	__u32 tgid = 0;
@@ -320,7 +311,7 @@ static struct json_object *pid_entry(__u32 pid)
 	char comm[16] = "";
 
 	json_object_object_add(o, "pid", json_object_new_int64(pid));
-	if (tgid_of(pid, comm))
+	if (proc_tgid(pid, comm))
 		json_object_object_add(o, "comm", json_object_new_string(comm));
 	else
 		json_object_object_add(o, "comm", NULL);
@@ -391,7 +382,7 @@ static int change_pids(const char *cmd, int argc, char **argv, bool add)
 	if (fd < 0)
 		goto out;
 	for (int i = 0; i < n; i++) {
-		__u32 tgid = add ? tgid_of(pids[i], NULL) : 0;
+		__u32 tgid = add ? proc_tgid(pids[i], NULL) : 0;
 
 		if (add && !tgid) {
 			p_err("%s: no process %u", cmd, pids[i]);

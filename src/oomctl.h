@@ -60,6 +60,8 @@ int parse_cmd_opts(const char *cmd, int argc, char **argv,
 		   int (*handle)(int opt, const char *arg, void *ctx), void *ctx,
 		   int *first_arg);
 
+#define PID_MAX_LIMIT	4194304	/* include/linux/threads.h, 64-bit */
+
 /* parse.c */
 int parse_uint(const char *s, unsigned long min, unsigned long max,
 	       unsigned long *out);
@@ -143,6 +145,7 @@ struct cgroup_ref {
 	char path[4096];	/* filesystem path */
 	char cgpath[4096];	/* path inside the hierarchy, "/a/b" */
 };
+int cgroup_lookup(const char *arg, struct cgroup_ref *cg, char *why, size_t wsz);
 int cgroup_resolve(const char *arg, struct cgroup_ref *cg);
 int cgroup_id_of(const char *path, __u64 *id);
 int cgroup_exists(__u64 id, const char *path);
@@ -170,10 +173,29 @@ int list_entries(const char *cmd, int argc, char **argv, const char *policy,
 		 struct json_object *(*list)(int fd),
 		 void (*text)(struct json_object *));
 
-/* slices.c: maps that hold a set of cgroups (rss-slice, abort-all). */
-int cgroup_set_fill(int fd, const struct cgroup_ref *cgs, size_t n);
-int cgroup_set_recheck(const char *cmd, int fd, const struct cgroup_ref *cgs,
-		       size_t n);
+/*
+ * entries.c: an entry of a policy's own map, as attach, apply and the map
+ * commands want it: keyed by a cgroup id (cg set) or by a pid.
+ */
+struct map_entry {
+	const struct cgroup_ref *cg;	/* the cgroup; NULL: keyed by pid */
+	__u32 pid;
+	__u32 value;			/* cgprio: the prio; otherwise 1 */
+};
+const void *entry_key(const struct map_entry *e);
+int entries_add(int fd, const struct map_entry *e, size_t n);
+int entries_recheck(const char *cmd, int fd, const struct map_entry *e, size_t n);
+
+/* attach.c: load, configure, fill and attach @p (attach, apply). With
+ * @want NULL, a replace of the same policy keeps the old entries and scope.
+ */
+int attach_policy(const char *cmd, const struct policy *p,
+		  struct oomctl_config *cfg, const struct map_entry *want,
+		  size_t nwant, bool replace, struct json_object **res);
+int detach_policy(const char *cmd, struct json_object **res);
+
+/* maps.c: the process @pid's tgid from /proc (and its comm), or 0. */
+__u32 proc_tgid(__u32 pid, char comm[16]);
 
 /* commands */
 int do_list(int argc, char **argv);
@@ -189,5 +211,6 @@ int do_get_pids(int argc, char **argv);
 int do_set_slice(int argc, char **argv);
 int do_unset_slice(int argc, char **argv);
 int do_get_slices(int argc, char **argv);
+int do_apply(int argc, char **argv);
 
 #endif

@@ -33,6 +33,9 @@
 #define BPF_FS_MAGIC 0xcafe4a11
 #endif
 
+/* Pin directories this process has open, the outermost one locked. */
+static int lock_depth;
+
 /*
  * Open (with @create, make) <bpffs>/oomctl, check it and lock it. Returns
  * 0, -ENOENT when it does not exist and !@create (nothing attached, no
@@ -96,11 +99,16 @@ int pindir_open(struct pindir *pd, bool create)
 			goto err;
 		}
 	}
-	/* Serialise concurrent oomctl runs; released when we exit. */
-	if (flock(fd, LOCK_EX)) {
+	/*
+	 * Serialise concurrent oomctl runs; released when we exit. A flock is
+	 * per open file, so a nested open by this process (apply calling
+	 * attach) would wait for itself: only the outermost one locks.
+	 */
+	if (!lock_depth && flock(fd, LOCK_EX)) {
 		p_err("cannot lock %s: %s", pd->path, strerror(errno));
 		goto err;
 	}
+	lock_depth++;
 	pd->fd = fd;
 	return 0;
 err:
@@ -110,8 +118,10 @@ err:
 
 void pindir_close(struct pindir *pd)
 {
-	if (pd->fd >= 0)
+	if (pd->fd >= 0) {
 		close(pd->fd);
+		lock_depth--;
+	}
 	pd->fd = -1;
 }
 

@@ -2,7 +2,7 @@
 /*
  * slices.c - maps that hold a set of cgroups: rss-slice's slices (set-slice,
  * unset-slice, get-slices) and abort-all's scope (filled by attach
- * --cgroup). Every CGROUP is resolved before the map is touched, and a
+ * --cgroup or apply). Every CGROUP is resolved before the map is touched, and a
  * failure undoes what the command had changed, so a bad argument changes
  * nothing.
  */
@@ -18,49 +18,6 @@
 struct json_object *cgroup_set_entries(int fd)
 {
 	return cgroup_entries(fd, NULL);
-}
-
-/*
- * Add @cgs to the set in @fd. Returns 0, or -errno after undoing the
- * additions it made (entries already present are left alone).
- */
-int cgroup_set_fill(int fd, const struct cgroup_ref *cgs, size_t n)
-{
-	bool *fresh = calloc(n ? n : 1, sizeof(*fresh));
-	__u32 one = 1, v;
-	int err = 0;
-
-	if (!fresh)
-		return -ENOMEM;
-	for (size_t i = 0; i < n && !err; i++) {
-		fresh[i] = bpf_map_lookup_elem(fd, &cgs[i].id, &v) != 0;
-		if (bpf_map_update_elem(fd, &cgs[i].id, &one, BPF_ANY)) {
-			err = -errno;
-			fresh[i] = false;
-		}
-	}
-	for (size_t i = 0; err && i < n; i++)
-		if (fresh[i])
-			bpf_map_delete_elem(fd, &cgs[i].id);
-	free(fresh);
-	return err;
-}
-
-/*
- * A cgroup removed between resolving it and adding it is never seen by the
- * policy's cgroup_rmdir program: look again, drop such an entry and fail.
- */
-int cgroup_set_recheck(const char *cmd, int fd, const struct cgroup_ref *cgs,
-		       size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (cgroup_exists(cgs[i].id, cgs[i].path))
-			continue;
-		bpf_map_delete_elem(fd, &cgs[i].id);
-		p_err("%s: cgroup %s was removed meanwhile", cmd, cgs[i].path);
-		return -1;
-	}
-	return 0;
 }
 
 /* Resolve argv[first..argc) into a new array; NULL after p_err. */
@@ -113,6 +70,7 @@ static int change_slices(const char *cmd, int argc, char **argv, bool add)
 {
 	struct pindir pd = { .fd = -1 };
 	struct cgroup_ref *cgs = NULL;
+	struct map_entry *e = NULL;
 	struct json_object *res;
 	int first, fd = -1, rc = EXIT_FAIL, err;
 	size_t n;
@@ -125,17 +83,24 @@ static int change_slices(const char *cmd, int argc, char **argv, bool add)
 	cgs = resolve_all(argc, argv, first);
 	if (!cgs)
 		return EXIT_FAIL;
+	e = calloc(n, sizeof(*e));
+	if (!e) {
+		p_err("%s: out of memory", cmd);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		e[i] = (struct map_entry){ .cg = &cgs[i], .value = 1 };
 	fd = policy_map(cmd, "rss-slice", &pd);
 	if (fd < 0)
 		goto out;
 	if (add) {
-		err = cgroup_set_fill(fd, cgs, n);
+		err = entries_add(fd, e, n);
 		if (err) {
 			p_err("%s: cannot add the slices: %s%s", cmd, strerror(-err),
 			      err == -E2BIG ? " (the map is full)" : "");
 			goto out;
 		}
-		if (cgroup_set_recheck(cmd, fd, cgs, n))
+		if (entries_recheck(cmd, fd, e, n))
 			goto out;
 	} else {
 		for (size_t i = 0; i < n; i++) {
@@ -158,6 +123,7 @@ static int change_slices(const char *cmd, int argc, char **argv, bool add)
 	json_object_put(res);
 	rc = EXIT_OK;
 out:
+	free(e);
 	free(cgs);
 	if (fd >= 0)
 		close(fd);

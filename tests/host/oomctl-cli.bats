@@ -20,7 +20,7 @@ as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
 	[[ $output == *"Usage: oomctl [OPTIONS] COMMAND [ARGS]"* ]]
 	help=$output
 	for c in list attach detach status set-prio get-prio unset-prio add-pid del-pid get-pids \
-		 set-slice unset-slice get-slices; do
+		 set-slice unset-slice get-slices apply; do
 		[[ $help == *"  $c "* ]]
 		run "$OOMCTL" "$c" help
 		[ "$status" -eq 0 ]
@@ -232,4 +232,28 @@ as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
 	run "$OOMCTL" status --bpffs /tmp
 	[ "$status" -eq 1 ]
 	[[ $output == *"lacks bpf_oom_evaluate_task"* ]]
+}
+
+@test "apply: a malformed config is refused naming FILE:LINE, exit 2, before bpffs is looked at" {
+	conf=$BATS_TEST_TMPDIR/c.conf
+	# --bpffs points nowhere: reaching it would be a different error.
+	check() { # NEEDLE LINE...
+		local needle=$1
+		shift
+		printf '%s\n' "$@" >"$conf"
+		run "$OOMCTL" --bpffs /nonexistent apply --dry-run "$conf"
+		echo "$* => $status: $output"
+		[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] && [[ $output == *"$needle"* ]]
+	}
+	check "$conf:2: unknown directive 'prioo'" "policy cgprio" "prioo a 5"
+	check "$conf:1: 'policy' takes POLICY" "policy" "prio a 5"
+	check "$conf: no 'policy' line" "# only a comment" "" "prio a 5"
+	check "$conf:3: PRIO '5x' is not a decimal integer" "policy cgprio   # trailing comment" "" "prio a 5x"
+	check "$conf:2: 'pid' applies to pid only, not to policy rss-slice" "policy rss-slice" "pid 1"
+	run "$OOMCTL" apply - <<<"policy nosuch"
+	[ "$status" -eq 2 ]
+	[ "$output" = "oomctl: apply: <stdin>:1: unknown policy 'nosuch' (cgprio, pid, rss-slice or abort-all, or none)" ]
+	run "$OOMCTL" -j apply /nonexistent.conf
+	[ "$status" -eq 1 ]
+	[ "$(jq -r .error <<<"$output")" = "apply: cannot read /nonexistent.conf: No such file or directory" ]
 }

@@ -30,6 +30,16 @@ setup() {
 	cg_setup
 	mkdir "$CG/a"
 	printf 'not a cgroup\n' >/tmp/file
+	# A well-formed config for oomctl apply, for the states that refuse it.
+	GOOD=$BATS_TEST_TMPDIR/good.conf
+	printf 'policy cgprio\nprio %s 5\n' "$CG/a" >"$GOOD"
+}
+
+# conf LINE... — a config file for oomctl apply; its path.
+conf() {
+	local f=$BATS_TEST_TMPDIR/bad$((++NCONF)).conf
+	printf '%s\n' "$@" >"$f"
+	echo "$f"
 }
 
 teardown() {
@@ -113,8 +123,11 @@ usage_cases() {
 }
 
 # Paths that are no cgroup v2 directory: exit 1, for every command taking
-# one. path_cases ARGS... runs `oomctl ARGS PATH ${AFTER[@]}`.
+# one. path_cases ARGS... runs `oomctl ARGS PATH ${AFTER[@]}`; with
+# CONF_LINE set (a printf format, e.g. "prio %s 5"), `oomctl apply FILE` on
+# a file of the lines $CONF_HEAD and CONF_LINE for PATH instead.
 AFTER=()
+CONF_LINE=
 path_cases() {
 	local p
 	declare -A why=(
@@ -128,8 +141,71 @@ path_cases() {
 		[/tmp/v1/grp]="'/tmp/v1/grp': a cgroup v1 directory"
 	)
 	for p in "${!why[@]}"; do
-		bad 1 "${why[$p]}" "$@" "$p" "${AFTER[@]}"
+		if [[ -n $CONF_LINE ]]; then
+			# shellcheck disable=SC2059
+			bad 1 "${why[$p]}" apply "$(conf "$CONF_HEAD" "$(printf "$CONF_LINE" "$p")")"
+		else
+			bad 1 "${why[$p]}" "$@" "$p" "${AFTER[@]}"
+		fi
 	done
+}
+
+# Config files oomctl apply must refuse before changing anything (exit 2),
+# or, naming something missing, refuse unless --skip-missing (exit 1).
+apply_cases() {
+	bad 2 "which file?" apply
+	bad 2 "unexpected argument" apply "$GOOD" "$GOOD"
+	bad 2 "unknown option '--force'" apply --force "$GOOD"
+	bad 1 "cannot read /nonexistent.conf" apply /nonexistent.conf
+	bad 1 "cannot read /tmp" apply /tmp
+	local f
+	f=$(conf "prio $CG/a 5")
+	bad 2 "$f: no 'policy' line" apply "$f"
+	f=$(conf "policy cgprio" "policy pid")
+	bad 2 "$f:2: a second 'policy' line" apply "$f"
+	f=$(conf "policy CGPRIO")
+	bad 2 "$f:1: unknown policy 'CGPRIO'" apply "$f"
+	f=$(conf "policy cgprio" "prio=$CG/a 5")
+	bad 2 "$f:2: unknown directive 'prio=$CG/a'" apply "$f"
+	f=$(conf "policy cgprio" "prio $CG/a")
+	bad 2 "$f:2: 'prio' takes CGROUP PRIO" apply "$f"
+	f=$(conf "policy cgprio" "prio $CG/a 5 6")
+	bad 2 "$f:2: 'prio' takes CGROUP PRIO" apply "$f"
+	f=$(conf "policy none" "prio $CG/a 5")
+	bad 2 "$f:2: 'prio' with policy none" apply "$f"
+	f=$(conf "policy pid" "default-prio 5")
+	bad 2 "$f:2: 'default-prio' applies to cgprio only" apply "$f"
+	f=$(conf "policy abort-all" "slice $CG/a")
+	bad 2 "$f:2: 'slice' applies to rss-slice only" apply "$f"
+	f=$(conf "policy cgprio" "name x" "name y")
+	bad 2 "$f:3: a second 'name' line (the first is line 2)" apply "$f"
+	f=$(conf "policy cgprio" "name 0123456789abcdef")
+	bad 2 "$f:2: name '0123456789abcdef' is 16 bytes long" apply "$f"
+	for p in "${BAD_PRIOS[@]}"; do
+		[[ $p == *" "* || -z $p ]] && continue	# words split on blanks
+		f=$(conf "policy cgprio" "prio $CG/a $p")
+		bad 2 "$f:2: PRIO '$p'" apply "$f"
+		f=$(conf "policy cgprio" "default-prio $p")
+		bad 2 "$f:2: PRIO '$p'" apply "$f"
+	done
+	for p in "${BAD_PIDS[@]}"; do
+		[[ $p == *" "* || -z $p ]] && continue
+		f=$(conf "policy pid" "pid $p")
+		bad 2 "$f:2: PID '$p'" apply "$f"
+	done
+	# Found only after the good lines; and the bad value, not a missing
+	# cgroup, wins: the file is checked whole before anything is resolved.
+	f=$(conf "policy cgprio" "prio $CG/a 1" "prio $CG/nope 2")
+	bad 1 "$f:3: cgroup '$CG/nope': no such cgroup" apply "$f"
+	f=$(conf "policy cgprio" "prio $CG/nope 2" "prio $CG/a 1001")
+	bad 2 "$f:3: PRIO '1001'" apply "$f"
+	f=$(conf "policy cgprio" "prio $CG/a 1" "prio oomtest/a 2")
+	bad 2 "$f:3: prio $CG/a is already on an earlier line" apply "$f"
+	f=$(conf "policy pid" "pid 4194304")
+	bad 1 "$f:2: no process 4194304" apply "$f"
+	CONF_HEAD="policy cgprio" CONF_LINE="prio %s 5" path_cases
+	CONF_HEAD="policy rss-slice" CONF_LINE="slice %s" path_cases
+	CONF_HEAD="policy abort-all" CONF_LINE="cgroup %s" path_cases
 }
 
 @test "bad input with nothing attached changes nothing" {
@@ -151,6 +227,9 @@ path_cases() {
 	path_cases attach abort-all --cgroup
 	# The bad cgroup is found even after good ones: nothing is loaded.
 	bad 1 "'/nonexistent': no such cgroup" attach rss-slice --slice "$CG/a" --slice /nonexistent
+	# Nor is anything created on bpffs.
+	apply_cases
+	bad 1 "/tmp/notbpf is not a bpffs mount" --bpffs /tmp/notbpf apply "$GOOD"
 }
 
 @test "bad input with cgprio attached changes nothing" {
@@ -173,6 +252,7 @@ path_cases() {
 	# A replace that fails (bad slice) keeps the old policy whole.
 	bad 1 "'/nonexistent': no such cgroup" attach rss-slice --replace --slice /nonexistent
 	bad 2 "unknown policy 'nosuch'" attach nosuch --replace
+	apply_cases
 }
 
 @test "bad input with pid attached changes nothing" {
@@ -204,20 +284,20 @@ path_cases() {
 	mkdir -m 0700 /tmp/bpf2/oomctl
 	chown 65534 /tmp/bpf2/oomctl
 	in_state
-	for c in "attach cgprio" detach status get-prio; do
+	for c in "attach cgprio" detach status get-prio "apply $GOOD"; do
 		bad 1 "/tmp/bpf2/oomctl is owned by uid 65534, not root" --bpffs /tmp/bpf2 $c
 	done
 	chown 0 /tmp/bpf2/oomctl
 	chmod 1777 /tmp/bpf2/oomctl
 	in_state
-	for c in "attach cgprio" detach status get-prio; do
+	for c in "attach cgprio" detach status get-prio "apply $GOOD"; do
 		bad 1 "/tmp/bpf2/oomctl has mode 1777, not 0700" --bpffs /tmp/bpf2 $c
 	done
 	rmdir /tmp/bpf2/oomctl
 	mkdir -m 0700 /tmp/bpf2/elsewhere
 	ln -s /tmp/bpf2/elsewhere /tmp/bpf2/oomctl 2>/dev/null || skip "bpffs has no symlinks"
 	in_state
-	for c in "attach cgprio" detach status get-prio; do
+	for c in "attach cgprio" detach status get-prio "apply $GOOD"; do
 		bad 1 "is not a directory (a symlink?)" --bpffs /tmp/bpf2 $c
 	done
 }
@@ -229,6 +309,7 @@ path_cases() {
 	bad 1 "a program not attached by oomctl is on bpf_oom_evaluate_task" attach pid --replace
 	bad 1 "a program not attached by oomctl is on bpf_oom_evaluate_task" \
 		attach rss-slice --slice "$CG/a"
+	bad 1 "apply: a program not attached by oomctl is on bpf_oom_evaluate_task" apply "$GOOD"
 	unload_policy
 	[ ! -e "$PINS" ]
 }
