@@ -273,9 +273,10 @@ static void skip(struct conf *c, struct conf_line *l, const char *reason)
 }
 
 /*
- * Resolve the entries' cgroups and pids into c->want. A missing one is an
- * error (1), or with @skip_missing a skipped line; two lines naming the
- * same cgroup or process are a file error (2).
+ * Resolve the entries' cgroups and pids into c->want. A missing one, or a
+ * thread's id, is an error (1), or a missing one with @skip_missing a
+ * skipped line; two lines naming the same cgroup or process are a file
+ * error (2).
  */
 static int conf_resolve(struct conf *c, bool skip_missing)
 {
@@ -307,9 +308,11 @@ static int conf_resolve(struct conf *c, bool skip_missing)
 				p_err("apply: %s:%d: no process %u", c->file, l->line, e.pid);
 				return EXIT_FAIL;
 			}
-			if (tgid != e.pid)
-				return conf_err(c, l->line, "%u is a thread of process %u; "
-						"give the process id", e.pid, tgid);
+			if (tgid != e.pid) {
+				p_err("apply: %s:%d: %u is a thread of process %u; give the "
+				      "process id", c->file, l->line, e.pid, tgid);
+				return EXIT_FAIL;
+			}
 		} else {
 			err = cgroup_lookup(l->arg[0], &c->cgs[i], why, sizeof(why));
 			if (err == -ENOENT && skip_missing) {

@@ -110,8 +110,7 @@ static const char common_opts_help[] =
 	"  -v, --verbose     when the kernel refuses a policy, show the whole\n"
 	"                    verifier log (default: its last lines)\n"
 	"      --bpffs DIR   bpffs mount holding oomctl's pins (default /sys/fs/bpf)\n"
-	"  -h, --help        show help\n"
-	"  -V, --version     show the version\n";
+	"  -h, --help        show help\n";
 
 static void print_usage(FILE *f)
 {
@@ -119,7 +118,8 @@ static void print_usage(FILE *f)
 		   "       oomctl COMMAND help\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-12s %s\n", cmds[i].name, cmds[i].summary);
-	fprintf(f, "\nAliases: ls = list, show = status\n\n%s\n"
+	fprintf(f, "\nAliases: ls = list, show = status\n\n%s"
+		   "  -V, --version     show the version\n\n"
 		   "Policies: cgprio, pid, rss-slice, abort-all ('oomctl list',\n"
 		   "oomctl-policies(7)).\n"
 		   "Exit status: 0 success, 1 failure, 2 usage error.\n"
