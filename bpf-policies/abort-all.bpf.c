@@ -20,22 +20,22 @@ struct {
 	__type(value, __u32);	/* 1 */
 } abort_scope SEC(".maps");
 
-static void policy_scan_start(void)
-{
-}
-
-SEC("fmod_ret/bpf_oom_evaluate_task")
-int BPF_PROG(abort_all_eval, struct task_struct *task, struct oom_control *oc)
+/* The same for every task: the OOM's memcg decides. */
+static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
+			struct oomctl_rank *r)
 {
 	struct oomctl_config *cfg = config();
-	struct mem_cgroup *memcg = BPF_CORE_READ(oc, memcg);
+	__u64 from;
 
-	if (!memcg)
-		return NO_BPF_POLICY;
-	if (cfg && (cfg->flags & OOMCTL_CFG_SCOPED) &&
-	    !lookup_cgroup_up(&abort_scope, BPF_CORE_READ(memcg, css.cgroup, kn)))
-		return NO_BPF_POLICY;
-	return BPF_EVAL_ABORT;
+	if (!sc->memcg_kn ||
+	    (cfg && (cfg->flags & OOMCTL_CFG_SCOPED) &&
+	     !lookup_cgroup_up(&abort_scope, sc->memcg_kn, &from))) {
+		r->class = OOMCTL_HEURISTIC;
+		return;
+	}
+	r->class = OOMCTL_ABORT;
 }
+
+OOMCTL_EVALUATE(abort_all_eval);
 
 OOMCTL_FORGET_REMOVED_CGROUPS(abort_all_rmdir, abort_scope);

@@ -17,35 +17,29 @@ struct {
 	__type(value, __u32);	/* OOMCTL_PRIO_MIN..OOMCTL_PRIO_MAX */
 } cgprio_prios SEC(".maps");
 
-/* Best candidate of the current scan. */
-static bool have_best;
-static __u32 best_prio;
-static long best_points;
-
-static void policy_scan_start(void)
-{
-	have_best = false;
-}
-
-SEC("fmod_ret/bpf_oom_evaluate_task")
-int BPF_PROG(cgprio_eval, struct task_struct *task, struct oom_control *oc)
+/*
+ * A candidate: its cgroup's priority, own or inherited (@ref the cgroup the
+ * entry belongs to, 0 for the default), then its badness.
+ */
+static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
+			struct oomctl_rank *r)
 {
 	struct oomctl_config *cfg = config();
-	__u32 *entry, prio;
-	long points;
+	__u32 *entry, skip = oomctl_ineligible(task);
+	__u64 from = 0;
 
-	if (!oomctl_eligible(task))
-		return BPF_EVAL_NEXT;
-	entry = lookup_cgroup_up(&cgprio_prios, task_cgroup_kn(task));
-	prio = entry ? *entry : cfg ? cfg->default_prio : 0;
-	points = oomctl_badness(task, oc);
-	if (have_best && (prio > best_prio ||
-			  (prio == best_prio && points <= best_points)))
-		return BPF_EVAL_NEXT;
-	have_best = true;
-	best_prio = prio;
-	best_points = points;
-	return oomctl_select();
+	if (skip) {
+		rank_skip(r, skip);
+		return;
+	}
+	entry = lookup_cgroup_up(&cgprio_prios, task_cgroup_kn(task), &from);
+	r->class = OOMCTL_CANDIDATE;
+	r->reason = OOMCTL_RULE_PRIO;
+	r->key1 = entry ? *entry : cfg ? cfg->default_prio : 0;
+	r->key2 = oomctl_badness(task, sc->totalpages);
+	r->ref = from;
 }
+
+OOMCTL_EVALUATE(cgprio_eval);
 
 OOMCTL_FORGET_REMOVED_CGROUPS(cgprio_rmdir, cgprio_prios);

@@ -5,8 +5,11 @@
  * trackers, and the helpers that decide eligibility and compute the kernel's
  * badness score. A policy includes this once and adds its evaluate program.
  *
- * A policy defines, before including this file:
- *   static void policy_scan_start(void);  reset its per-scan state
+ * A policy is one decision function, policy_rank(), defined after
+ * including this file, and OOMCTL_EVALUATE(name), which defines its
+ * bpf_oom_evaluate_task program around it. The same policy_rank() is what
+ * the explain iterator (oomctl explain) calls for every process, so the
+ * dry run and the real OOM cannot disagree about the rule.
  */
 #ifndef OOMCTL_COMMON_BPF_H
 #define OOMCTL_COMMON_BPF_H
@@ -45,10 +48,46 @@ struct {
 	__type(value, struct oomctl_state);
 } oomctl_state SEC(".maps");
 
-/* Per-scan state. OOM handling is serialised by oom_lock, so plain globals
+/* Every decision, for oomctl events; kept while nobody reads. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, OOMCTL_EVENTS_BYTES);
+} oomctl_events SEC(".maps");
+
+/*
+ * The last event oomctl events showed (written by oomctl): a first event
+ * numbered beyond it means the ones between were dropped.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} oomctl_events_seen SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct oomctl_explain_args);
+} oomctl_explain_args SEC(".maps");
+
+/*
+ * Per-scan state. OOM handling is serialised by oom_lock, so plain globals
  * are enough; bpf_set_policy_name() starts every out_of_memory().
  */
-static bool scan_selected;
+static bool scan_selected;	/* a candidate was SELECTed */
+static bool scan_aborted;	/* the policy returned BPF_EVAL_ABORT */
+static struct oomctl_rank best;	/* the SELECTed candidate */
+static __u32 best_tgid;
+static __u32 scan_candidates;
+static __u64 runner_up_key1;	/* the best other candidate's key1 */
+
+/* What an OOM is about, as the decision function sees it. */
+struct oomctl_scope {
+	struct kernfs_node *memcg_kn;	/* the OOMing memcg's; NULL: global */
+	__u64 totalpages;		/* oom_control.totalpages */
+};
 
 static __always_inline struct oomctl_state *state(void)
 {
@@ -65,31 +104,38 @@ static __always_inline struct oomctl_config *config(void)
 }
 
 /*
- * Would the kernel kill @task if we SELECTed it? Mirrors oom_badness()'s
- * LONG_MIN cases: no mm, oom_score_adj -1000, an mm already given up on
- * (MMF_OOM_SKIP, also checked on the task's signal->oom_mm so that a victim
- * still dying is never picked again), in the middle of vfork(). The kernel
- * would turn such a SELECT into NEXT anyway; checking here keeps the
- * policy's own idea of its best candidate in step with the kernel's.
+ * Would the kernel kill @task if we SELECTed it? 0 if so, else why not (an
+ * enum oomctl_skip). Mirrors oom_badness()'s LONG_MIN cases: no mm,
+ * oom_score_adj -1000, an mm already given up on (MMF_OOM_SKIP, also
+ * checked on the task's signal->oom_mm so that a victim still dying is
+ * never picked again), in the middle of vfork(). The kernel would turn such
+ * a SELECT into NEXT anyway; checking here keeps the policy's own idea of
+ * its best candidate in step with the kernel's.
  */
-static __always_inline bool oomctl_eligible(struct task_struct *task)
+static __always_inline __u32 oomctl_ineligible(struct task_struct *task)
 {
 	struct mm_struct *mm = BPF_CORE_READ(task, mm);
 	struct mm_struct *oom_mm;
 
 	if (!mm)
-		return false;
+		return OOMCTL_SKIP_NO_MM;
 	if (BPF_CORE_READ(task, signal, oom_score_adj) == OOM_SCORE_ADJ_MIN)
-		return false;
+		return OOMCTL_SKIP_ADJ_MIN;
 	if (BPF_CORE_READ(mm, flags) & (1UL << MMF_OOM_SKIP))
-		return false;
+		return OOMCTL_SKIP_REAPED;
 	oom_mm = BPF_CORE_READ(task, signal, oom_mm);
 	if (oom_mm && (BPF_CORE_READ(oom_mm, flags) & (1UL << MMF_OOM_SKIP)))
-		return false;
+		return OOMCTL_SKIP_REAPED;
 	if (BPF_CORE_READ(task, vfork_done) &&
 	    BPF_CORE_READ(task, real_parent, mm) == mm)
-		return false;
-	return true;
+		return OOMCTL_SKIP_VFORK;
+	return 0;
+}
+
+static __always_inline void rank_skip(struct oomctl_rank *r, __u32 why)
+{
+	r->class = OOMCTL_SKIP;
+	r->reason = why;
 }
 
 /* get_mm_counter() is percpu_counter_read_positive() of the same counter. */
@@ -105,7 +151,7 @@ static __always_inline bool oomctl_eligible(struct task_struct *task)
  * (NO_BPF_POLICY) task can never replace a SELECTed one.
  */
 static __always_inline long oomctl_badness(struct task_struct *task,
-					   struct oom_control *oc)
+					   __u64 totalpages)
 {
 	struct mm_struct *mm = BPF_CORE_READ(task, mm);
 	long adj = BPF_CORE_READ(task, signal, oom_score_adj);
@@ -114,7 +160,18 @@ static __always_inline long oomctl_badness(struct task_struct *task,
 	points = mm_counter(mm, MM_FILEPAGES) + mm_counter(mm, MM_ANONPAGES) +
 		 mm_counter(mm, MM_SHMEMPAGES) + mm_counter(mm, MM_SWAPENTS) +
 		 (BPF_CORE_READ(mm, pgtables_bytes.counter) >> OOMCTL_PAGE_SHIFT);
-	return points + adj * (long)(BPF_CORE_READ(oc, totalpages) / 1000);
+	return points + adj * (long)(totalpages / 1000);
+}
+
+/* What rss-slice ranks by, and what events and explain show. */
+static __always_inline long oomctl_rss(struct task_struct *task)
+{
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+
+	if (!mm)
+		return 0;
+	return mm_counter(mm, MM_ANONPAGES) + mm_counter(mm, MM_FILEPAGES) +
+	       mm_counter(mm, MM_SHMEMPAGES);
 }
 
 static __always_inline int oomctl_select(void)
@@ -130,8 +187,6 @@ static __always_inline int oomctl_select(void)
 	return BPF_EVAL_SELECT;
 }
 
-static void policy_scan_start(void);
-
 SEC("fentry/bpf_set_policy_name")
 int BPF_PROG(oomctl_name, struct oom_control *oc)
 {
@@ -139,7 +194,9 @@ int BPF_PROG(oomctl_name, struct oom_control *oc)
 	struct oomctl_state *s = state();
 
 	scan_selected = false;
-	policy_scan_start();
+	scan_aborted = false;
+	scan_candidates = 0;
+	runner_up_key1 = ~0ULL;
 	if (s)
 		__sync_fetch_and_add(&s->stats.invocations, 1);
 	/* A map value is writable memory, as the kfunc's buffer must be. */
@@ -150,17 +207,21 @@ int BPF_PROG(oomctl_name, struct oom_control *oc)
 
 /*
  * The entry of @map for @kn's cgroup or for its nearest ancestor with one
- * (a cgroup's kernfs directory's parent is its parent cgroup's), or NULL.
- * Every policy keyed by cgroup v2 id follows the tree this way.
+ * (a cgroup's kernfs directory's parent is its parent cgroup's), or NULL;
+ * the id of the cgroup whose entry it is in *@from. Every policy keyed by
+ * cgroup v2 id follows the tree this way.
  */
-static __always_inline void *lookup_cgroup_up(void *map, struct kernfs_node *kn)
+static __always_inline void *lookup_cgroup_up(void *map, struct kernfs_node *kn,
+					      __u64 *from)
 {
 	for (int i = 0; i < OOMCTL_MAX_DEPTH && kn; i++) {
 		__u64 id = BPF_CORE_READ(kn, id);
 		void *v = bpf_map_lookup_elem(map, &id);
 
-		if (v)
+		if (v) {
+			*from = id;
 			return v;
+		}
 		kn = BPF_CORE_READ(kn, parent);
 	}
 	return NULL;
@@ -190,6 +251,34 @@ int BPF_PROG(prog, struct cgroup *cgrp, const char *path)		\
 }
 
 /*
+ * A numbered event for @oc, reserved in the ring buffer, or NULL when it is
+ * full (counted: the reader sees the gap in the numbers).
+ */
+static __always_inline struct oomctl_event *event_start(struct oomctl_state *s,
+							 struct oom_control *oc,
+							 __u32 kind)
+{
+	__u64 seq = __sync_add_and_fetch(&s->stats.events, 1);
+	struct oomctl_event *e;
+
+	e = bpf_ringbuf_reserve(&oomctl_events, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&s->stats.events_dropped, 1);
+		return NULL;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->seq = seq;
+	e->time_ns = bpf_ktime_get_boot_ns();
+	e->kind = kind;
+	e->memcg_id = BPF_CORE_READ(oc, memcg, css.cgroup, kn, id);
+	bpf_probe_read_kernel_str(e->policy_name, sizeof(e->policy_name),
+				  oc->policy_name);
+	e->candidates = scan_candidates;
+	e->runner_up_key1 = runner_up_key1;
+	return e;
+}
+
+/*
  * select_bad_process_end fires under oom_lock, so the window needs no
  * atomicity beyond the counter that oomctl may read at any time.
  */
@@ -200,6 +289,7 @@ int BPF_PROG(oomctl_fail, struct oom_control *oc)
 	__u64 now = bpf_ktime_get_boot_ns();
 	const __u64 window = OOMCTL_FAIL_WINDOW_S * 1000000000ULL;
 	struct oomctl_failwin *w;
+	struct oomctl_event *e;
 
 	if (!s)
 		return 0;
@@ -214,6 +304,13 @@ int BPF_PROG(oomctl_fail, struct oom_control *oc)
 	}
 	w->count++;
 	w->last_ns = now;
+
+	e = event_start(s, oc, OOMCTL_EV_NO_VICTIM);
+	if (!e)
+		return 0;
+	if (scan_aborted)
+		e->rank.class = OOMCTL_ABORT;
+	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
 
@@ -228,6 +325,7 @@ int BPF_PROG(oomctl_kill, struct oom_control *oc, const char *message)
 	struct oomctl_state *s = state();
 	struct task_struct *victim = BPF_CORE_READ(oc, chosen);
 	struct oomctl_victim *v;
+	struct oomctl_event *e;
 
 	if (!s)
 		return 0;
@@ -238,6 +336,133 @@ int BPF_PROG(oomctl_kill, struct oom_control *oc, const char *message)
 	BPF_CORE_READ_STR_INTO(&v->comm, victim, comm);
 	bpf_probe_read_kernel_str(v->policy_name, sizeof(v->policy_name),
 				  oc->policy_name);
+
+	e = event_start(s, oc, OOMCTL_EV_KILL);
+	if (!e)
+		return 0;
+	e->pid = v->pid;
+	e->cgroup_id = v->cgroup_id;
+	e->rss_pages = oomctl_rss(victim);
+	__builtin_memcpy(e->comm, v->comm, sizeof(e->comm));
+	/* The scan's choice, unless the kernel killed someone else. */
+	if (scan_selected && best_tgid == v->pid)
+		e->rank = best;
+	else
+		e->rank.class = OOMCTL_HEURISTIC;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/* The policy's decision for one task: fills @r (zeroed). */
+static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
+			struct oomctl_rank *r);
+
+/* Does candidate @a beat candidate @b? */
+static __always_inline bool rank_beats(const struct oomctl_rank *a,
+				       const struct oomctl_rank *b)
+{
+	return a->key1 < b->key1 || (a->key1 == b->key1 && a->key2 > b->key2);
+}
+
+/*
+ * The verdict for @task: the policy's rank, turned into the hook's return
+ * values. A candidate is SELECTed when it beats the best so far: a task
+ * the kernel scores itself (NO_BPF_POLICY) could never replace a SELECT,
+ * so the policy must rank every candidate itself.
+ */
+static __always_inline int oomctl_evaluate(struct task_struct *task,
+					   struct oom_control *oc)
+{
+	struct oomctl_scope sc = {
+		.memcg_kn = BPF_CORE_READ(oc, memcg, css.cgroup, kn),
+		.totalpages = BPF_CORE_READ(oc, totalpages),
+	};
+	struct oomctl_rank r = {};
+
+	policy_rank(task, &sc, &r);
+	if (r.class == OOMCTL_SKIP)
+		return BPF_EVAL_NEXT;
+	if (r.class == OOMCTL_HEURISTIC)
+		return NO_BPF_POLICY;
+	if (r.class == OOMCTL_ABORT) {
+		scan_aborted = true;
+		return BPF_EVAL_ABORT;
+	}
+	scan_candidates++;
+	if (scan_selected && !rank_beats(&r, &best)) {
+		if (r.key1 < runner_up_key1)
+			runner_up_key1 = r.key1;
+		return BPF_EVAL_NEXT;
+	}
+	if (scan_selected && best.key1 < runner_up_key1)
+		runner_up_key1 = best.key1;
+	best = r;
+	best_tgid = BPF_CORE_READ(task, tgid);
+	return oomctl_select();
+}
+
+#define OOMCTL_EVALUATE(name)						\
+SEC("fmod_ret/bpf_oom_evaluate_task")					\
+int BPF_PROG(name, struct task_struct *task, struct oom_control *oc)	\
+{									\
+	return oomctl_evaluate(task, oc);				\
+}
+
+#define PF_KTHREAD_FLAG	0x00200000	/* include/linux/sched.h PF_KTHREAD */
+
+/*
+ * oomctl explain: one record per process (the OOM scan visits thread-group
+ * leaders) that an OOM of args->memcg_id (0: global) would scan, with the
+ * rank policy_rank() gives it, after the kernel's own reasons to pass a
+ * task over: init and kernel threads, a victim still dying (the kernel
+ * waits for it instead of choosing), and oomctl_ineligible()'s.
+ */
+SEC("iter/task")
+int oomctl_explain(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct oomctl_explain_args *a;
+	struct oomctl_explain_rec rec = {};
+	struct oomctl_scope sc = {};
+	struct kernfs_node *kn;
+	struct mm_struct *oom_mm;
+	__u32 zero = 0, skip;
+
+	if (!task || task->pid != task->tgid)
+		return 0;
+	a = bpf_map_lookup_elem(&oomctl_explain_args, &zero);
+	if (!a)
+		return 0;
+	kn = task_cgroup_kn(task);
+	rec.cgroup_id = BPF_CORE_READ(kn, id);
+	/* A memcg OOM scans the memcg's tasks: find it among the ancestors. */
+	for (int i = 0; i < OOMCTL_MAX_DEPTH && kn && a->memcg_id; i++) {
+		if (BPF_CORE_READ(kn, id) == a->memcg_id) {
+			sc.memcg_kn = kn;
+			break;
+		}
+		kn = BPF_CORE_READ(kn, parent);
+	}
+	if (a->memcg_id && !sc.memcg_kn)
+		return 0;
+	sc.totalpages = a->totalpages;
+
+	rec.pid = task->tgid;
+	rec.oom_score_adj = BPF_CORE_READ(task, signal, oom_score_adj);
+	rec.rss_pages = oomctl_rss(task);
+	BPF_CORE_READ_STR_INTO(&rec.comm, task, comm);
+	oom_mm = BPF_CORE_READ(task, signal, oom_mm);
+	if ((task->flags & PF_KTHREAD_FLAG) || task->tgid == 1)
+		rank_skip(&rec.rank, OOMCTL_SKIP_UNKILLABLE);
+	else if (oom_mm && !(BPF_CORE_READ(oom_mm, flags) & (1UL << MMF_OOM_SKIP)))
+		rank_skip(&rec.rank, OOMCTL_SKIP_VICTIM);
+	else if ((skip = oomctl_ineligible(task)))
+		rank_skip(&rec.rank, skip);
+	else
+		policy_rank(task, &sc, &rec.rank);
+	if (rec.rank.class != OOMCTL_SKIP)
+		rec.badness = oomctl_badness(task, sc.totalpages);
+	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
 	return 0;
 }
 

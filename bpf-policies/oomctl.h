@@ -53,7 +53,7 @@ enum oomctl_policy_id {
 #define OOMCTL_FAIL_WARN	10
 
 /* Bumped whenever a layout below changes incompatibly. */
-#define OOMCTL_ABI_VERSION	2
+#define OOMCTL_ABI_VERSION	3
 
 /*
  * The one entry of map oomctl_config, written by oomctl before the programs
@@ -74,6 +74,8 @@ struct oomctl_stats {
 	__u64 selections;	/* scans in which the policy chose a victim */
 	__u64 kills;		/* oom_kill_process() calls */
 	__u64 failures;		/* oom:select_bad_process_end: no victim chosen */
+	__u64 events;		/* events numbered (oomctl_event.seq of the last) */
+	__u64 events_dropped;	/* of those, not recorded: the ring buffer was full */
 };
 
 /* The last task oom_kill_process() was given. */
@@ -103,6 +105,102 @@ struct oomctl_state {
 	struct oomctl_stats stats;
 	struct oomctl_victim last_victim;
 	struct oomctl_failwin failwin;
+};
+
+/*
+ * How a policy ranks one task: the result of the policy's one decision
+ * function, which both its bpf_oom_evaluate_task program and its explain
+ * iterator call. Among candidates the smallest @key1 wins, then the
+ * largest @key2; a candidate always beats a task left to the heuristic.
+ */
+enum oomctl_class {
+	OOMCTL_SKIP = 0,	/* never chosen: @reason is an enum oomctl_skip */
+	OOMCTL_HEURISTIC,	/* the kernel's badness decides (NO_BPF_POLICY) */
+	OOMCTL_ABORT,		/* the OOM is aborted: nobody dies */
+	OOMCTL_CANDIDATE,	/* ranked by the policy's rule: @reason says which */
+};
+
+/* Why a task is never chosen (class OOMCTL_SKIP). */
+enum oomctl_skip {
+	OOMCTL_SKIP_RULE = 0,	/* the policy's rule passes it over */
+	OOMCTL_SKIP_NO_MM,	/* a kernel thread or an exiting task: no memory */
+	OOMCTL_SKIP_ADJ_MIN,	/* oom_score_adj -1000 */
+	OOMCTL_SKIP_REAPED,	/* its memory was already reaped (MMF_OOM_SKIP) */
+	OOMCTL_SKIP_VFORK,	/* in vfork(): its memory is its parent's */
+	OOMCTL_SKIP_UNKILLABLE,	/* init or a kernel thread */
+	OOMCTL_SKIP_VICTIM,	/* already a victim, still dying: the kernel waits */
+};
+
+/* The rule that ranks a candidate (class OOMCTL_CANDIDATE). */
+enum oomctl_rule {
+	OOMCTL_RULE_PRIO = 1,	/* cgprio: @key1 the priority, from cgroup @ref
+				 * (0: the default); @key2 the badness */
+	OOMCTL_RULE_PID,	/* pid: a listed process; @key2 the badness */
+	OOMCTL_RULE_SLICE,	/* rss-slice: @key2 the RSS in pages, in slice @ref */
+};
+
+struct oomctl_rank {
+	__u32 class;		/* enum oomctl_class */
+	__u32 reason;		/* enum oomctl_skip or enum oomctl_rule */
+	__u64 key1;
+	__s64 key2;
+	__u64 ref;		/* a cgroup id the reason names */
+};
+
+/*
+ * One OOM decision, from ring buffer map oomctl_events: a kill, or a scan
+ * that chose no victim. Numbered from 1 in stats.events; a record that did
+ * not fit is counted in stats.events_dropped, and shows as a gap.
+ */
+enum oomctl_event_kind {
+	OOMCTL_EV_KILL = 1,
+	OOMCTL_EV_NO_VICTIM,
+};
+
+struct oomctl_event {
+	__u64 seq;
+	__u64 time_ns;		/* CLOCK_BOOTTIME */
+	__u32 kind;		/* enum oomctl_event_kind */
+	__u32 pid;		/* the victim's thread-group id (kills) */
+	__u64 memcg_id;		/* the OOMing memcg's cgroup id; 0: global OOM */
+	__u64 cgroup_id;	/* the victim's cgroup */
+	__u64 rss_pages;	/* the victim's anon + file + shmem pages */
+	char comm[16];
+	char policy_name[OOMCTL_NAME_LEN];
+	/*
+	 * How the policy ranked the victim: class OOMCTL_HEURISTIC when the
+	 * kernel heuristic chose it (the policy selected no one, or the kill
+	 * was not the scan's: a task already exiting, for instance). For a
+	 * scan with no victim, class OOMCTL_ABORT if the policy aborted it.
+	 */
+	struct oomctl_rank rank;
+	/* The best other candidate's key1 (valid when candidates > 1). */
+	__u64 runner_up_key1;
+	__u32 candidates;	/* tasks the policy ranked as candidates */
+	__u32 pad;
+};
+
+/* Ring buffer size: about 2,000 events of 136 bytes. */
+#define OOMCTL_EVENTS_BYTES	(256 * 1024)
+
+/*
+ * explain: the iterator's input (map oomctl_explain_args, one entry,
+ * written by oomctl under the pin directory's lock) and one record per
+ * process it writes.
+ */
+struct oomctl_explain_args {
+	__u64 memcg_id;		/* rank for an OOM of this cgroup; 0: global */
+	__u64 totalpages;	/* oom_control.totalpages of such an OOM */
+};
+
+struct oomctl_explain_rec {
+	__u32 pid;
+	__s32 oom_score_adj;
+	__u64 cgroup_id;
+	__u64 rss_pages;
+	__s64 badness;		/* the kernel's oom_badness() (0 if skipped) */
+	char comm[16];
+	struct oomctl_rank rank;
 };
 
 /* Map cgprio_prios: cgroup v2 id (__u64) -> priority (__u32). */

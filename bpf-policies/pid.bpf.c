@@ -13,34 +13,27 @@ struct {
 	__type(value, __u32);	/* 1 */
 } pid_targets SEC(".maps");
 
-static bool have_best;
-static long best_points;
-
-static void policy_scan_start(void)
-{
-	have_best = false;
-}
-
-SEC("fmod_ret/bpf_oom_evaluate_task")
-int BPF_PROG(pid_eval, struct task_struct *task, struct oom_control *oc)
+/*
+ * Unlisted tasks compete by the heuristic until a listed one is SELECTed;
+ * after that the kernel ignores them anyway. A listed task the kernel could
+ * not kill is left to the heuristic too (which skips it): the policy never
+ * aborts and never leaves an OOM without a victim because of its list.
+ */
+static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
+			struct oomctl_rank *r)
 {
 	__u32 tgid = BPF_CORE_READ(task, tgid);
-	long points;
 
-	/* Unlisted tasks compete by the heuristic until a listed one is
-	 * SELECTed; after that the kernel ignores them anyway.
-	 */
-	if (!bpf_map_lookup_elem(&pid_targets, &tgid))
-		return NO_BPF_POLICY;
-	if (!oomctl_eligible(task))
-		return NO_BPF_POLICY;
-	points = oomctl_badness(task, oc);
-	if (have_best && points <= best_points)
-		return BPF_EVAL_NEXT;
-	have_best = true;
-	best_points = points;
-	return oomctl_select();
+	if (!bpf_map_lookup_elem(&pid_targets, &tgid) || oomctl_ineligible(task)) {
+		r->class = OOMCTL_HEURISTIC;
+		return;
+	}
+	r->class = OOMCTL_CANDIDATE;
+	r->reason = OOMCTL_RULE_PID;
+	r->key2 = oomctl_badness(task, sc->totalpages);
 }
+
+OOMCTL_EVALUATE(pid_eval);
 
 /*
  * Forget a process once its whole thread group has exited (do_exit() has

@@ -20,32 +20,28 @@ struct {
 	__type(value, __u32);	/* 1 */
 } rss_slices SEC(".maps");
 
-static bool have_best;
-static long best_rss;
-
-static void policy_scan_start(void)
+/* Inside a slice (@ref), the RSS in pages; outside, the heuristic. */
+static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
+			struct oomctl_rank *r)
 {
-	have_best = false;
+	__u64 slice = 0;
+	__u32 skip;
+
+	if (!lookup_cgroup_up(&rss_slices, task_cgroup_kn(task), &slice)) {
+		r->class = OOMCTL_HEURISTIC;
+		return;
+	}
+	skip = oomctl_ineligible(task);
+	if (skip) {
+		rank_skip(r, skip);
+		return;
+	}
+	r->class = OOMCTL_CANDIDATE;
+	r->reason = OOMCTL_RULE_SLICE;
+	r->key2 = oomctl_rss(task);
+	r->ref = slice;
 }
 
-SEC("fmod_ret/bpf_oom_evaluate_task")
-int BPF_PROG(rss_slice_eval, struct task_struct *task, struct oom_control *oc)
-{
-	struct mm_struct *mm;
-	long rss;
-
-	if (!lookup_cgroup_up(&rss_slices, task_cgroup_kn(task)))
-		return NO_BPF_POLICY;
-	if (!oomctl_eligible(task))
-		return BPF_EVAL_NEXT;
-	mm = BPF_CORE_READ(task, mm);
-	rss = mm_counter(mm, MM_ANONPAGES) + mm_counter(mm, MM_FILEPAGES) +
-	      mm_counter(mm, MM_SHMEMPAGES);
-	if (have_best && rss <= best_rss)
-		return BPF_EVAL_NEXT;
-	have_best = true;
-	best_rss = rss;
-	return oomctl_select();
-}
+OOMCTL_EVALUATE(rss_slice_eval);
 
 OOMCTL_FORGET_REMOVED_CGROUPS(rss_slice_rmdir, rss_slices);

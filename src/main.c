@@ -83,6 +83,19 @@ static const struct cmd cmds[] = {
 	  "  --skip-missing    report and skip cgroups and pids that do not exist\n"
 	  "                    (default: fail, changing nothing)\n"
 	  "Prints one line per change (+ added, ~ changed, - removed) and a total.\n" },
+	{ "events", do_events, "[--count N] [--timeout S]",
+	  "show the policy's OOM decisions: those recorded, then new ones",
+	  "  --count N         stop after N events (exit 1 if --timeout ends first)\n"
+	  "  --timeout S       stop after S seconds (0: only what is recorded)\n"
+	  "One line per decision (a JSON object per line in JSON mode): time, scope,\n"
+	  "policy_name, the victim and the rule that chose it; or a scan that chose\n"
+	  "no victim.\n" },
+	{ "explain", do_explain, "[--cgroup CGROUP] [--top N]",
+	  "rank the processes as the attached policy would in an OOM now",
+	  "  --cgroup CGROUP   an OOM of this memcg (default: a global OOM)\n"
+	  "  --top N           show the first N ranked processes (default 10; 0: all)\n"
+	  "Computed in the kernel by the policy's own decision function; nothing is\n"
+	  "killed.\n" },
 	{ "help", NULL, "[COMMAND]", "show this help, or a command's", NULL },
 };
 

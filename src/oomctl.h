@@ -197,6 +197,16 @@ int detach_policy(const char *cmd, struct json_object **res);
 /* maps.c: the process @pid's tgid from /proc (and its comm), or 0. */
 __u32 proc_tgid(__u32 pid, char comm[16]);
 
+/* rank.c: a policy's rank of a task, for events and explain. */
+void rank_text(const struct oomctl_rank *r, const __u64 *runner_up,
+	       struct cgroup_map *cm, char *buf, size_t sz);
+struct json_object *rank_json(const struct oomctl_rank *r, struct cgroup_map *cm);
+
+/* state.c: a pinned object of the attached policy (map_X, link_X), by
+ * its file name; the fd, or -1 after p_err.
+ */
+int open_pinned(const struct pindir *pd, const char *cmd, const char *file);
+
 /* commands */
 int do_list(int argc, char **argv);
 int do_attach(int argc, char **argv);
@@ -212,5 +222,7 @@ int do_set_slice(int argc, char **argv);
 int do_unset_slice(int argc, char **argv);
 int do_get_slices(int argc, char **argv);
 int do_apply(int argc, char **argv);
+int do_events(int argc, char **argv);
+int do_explain(int argc, char **argv);
 
 #endif

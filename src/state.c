@@ -88,3 +88,17 @@ int open_policy_map(const struct pindir *pd, const struct policy *want,
 	}
 	return fd;
 }
+
+int open_pinned(const struct pindir *pd, const char *cmd, const char *file)
+{
+	char rel[256], path[PATH_MAX];
+	int fd;
+
+	snprintf(rel, sizeof(rel), POLICY_SUBDIR "/%s", file);
+	if (pindir_fdpath(pd, rel, path, sizeof(path)) || (fd = bpf_obj_get(path)) < 0) {
+		p_err("%s: cannot open %s/" POLICY_SUBDIR "/%s: %s", cmd, pd->path, file,
+		      strerror(errno));
+		return -1;
+	}
+	return fd;
+}

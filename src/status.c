@@ -26,6 +26,8 @@ static struct json_object *counters(const struct oomctl_stats *s)
 	json_object_object_add(o, "selections", json_object_new_int64(s->selections));
 	json_object_object_add(o, "kills", json_object_new_int64(s->kills));
 	json_object_object_add(o, "failures", json_object_new_int64(s->failures));
+	json_object_object_add(o, "events", json_object_new_int64(s->events));
+	json_object_object_add(o, "events_dropped", json_object_new_int64(s->events_dropped));
 	return o;
 }
 
@@ -176,6 +178,9 @@ static void status_text(struct json_object *o)
 		printf("counters:     invocations %lld, selections %lld, kills %lld, failures %lld\n",
 		       jint(c, "invocations"), jint(c, "selections"), jint(c, "kills"),
 		       jint(c, "failures"));
+		printf("events:       %lld recorded, %lld dropped (ring buffer full)\n",
+		       jint(c, "events") - jint(c, "events_dropped"),
+		       jint(c, "events_dropped"));
 		if (v)
 			printf("last victim:  pid %lld (%s) in %s, policy_name %s\n",
 			       jint(v, "pid"), jstr(v, "comm"),

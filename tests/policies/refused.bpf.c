@@ -7,8 +7,10 @@
  */
 #include "common.bpf.h"
 
-static void policy_scan_start(void)
+static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
+			struct oomctl_rank *r)
 {
+	r->class = OOMCTL_HEURISTIC;
 }
 
 SEC("fmod_ret/bpf_oom_evaluate_task")

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * events.c - oomctl events: every OOM decision of the attached policy, one
+ * line each (JSON lines with -j), from its ring buffer.
+ *
+ * The policy records into the ring buffer whether or not anyone reads it;
+ * the ring buffer keeps its consumer position, so each run starts after the
+ * last event an earlier run consumed. Events are numbered in the kernel: a
+ * gap in the numbers is events the full buffer could not take, reported as
+ * such (map oomctl_events_seen carries the last number shown from one run
+ * to the next). The pin directory's lock is held only while the maps are
+ * opened, not while streaming.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "oomctl.h"
+
+struct events_ctx {
+	unsigned long count, shown;	/* stop after @count; 0: never */
+	__u64 last_seq;
+	int seen_fd;			/* map oomctl_events_seen */
+	long long boot_to_real_ns;	/* CLOCK_REALTIME - CLOCK_BOOTTIME */
+	struct cgroup_map *cm;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static long long clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* "2026-12-04T03:10:00.123+0000" for @boot_ns on CLOCK_BOOTTIME. */
+static void format_time(const struct events_ctx *c, __u64 boot_ns, bool iso,
+			char *buf, size_t sz)
+{
+	long long real = c->boot_to_real_ns + (long long)boot_ns;
+	time_t sec = real / 1000000000LL;
+	struct tm tm;
+	size_t n;
+
+	localtime_r(&sec, &tm);
+	n = strftime(buf, sz, iso ? "%Y-%m-%dT%H:%M:%S" : "%Y-%m-%d %H:%M:%S", &tm);
+	n += snprintf(buf + n, sz - n, ".%03lld", real % 1000000000LL / 1000000);
+	if (iso)
+		strftime(buf + n, sz - n, "%z", &tm);
+}
+
+static void report_drop(__u64 after, __u64 n)
+{
+	struct json_object *o;
+
+	if (!json_output) {
+		printf("(%llu event%s dropped after event %llu: the ring buffer was full)\n",
+		       (unsigned long long)n, n == 1 ? "" : "s",
+		       (unsigned long long)after);
+		fflush(stdout);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "dropped", json_object_new_int64(n));
+	json_object_object_add(o, "after_seq", json_object_new_int64(after));
+	print_json(o);
+	json_object_put(o);
+}
+
+static struct json_object *cgroup_or_null(struct cgroup_map *cm, __u64 id)
+{
+	const char *p = cgroup_map_path(cm, id, true);
+
+	return p ? json_object_new_string(p) : NULL;
+}
+
+static void event_text(const struct events_ctx *c, const struct oomctl_event *e,
+		       const char *reason)
+{
+	const char *memcg = e->memcg_id ? cgroup_map_path(c->cm, e->memcg_id, true) : NULL;
+	const char *cg = cgroup_map_path(c->cm, e->cgroup_id, true);
+	char when[64];
+
+	format_time(c, e->time_ns, false, when, sizeof(when));
+	printf("%s  %s%s  %s  ", when, e->memcg_id ? "memcg " : "global",
+	       e->memcg_id ? (memcg ? memcg : "(removed cgroup)") : "", e->policy_name);
+	if (e->kind == OOMCTL_EV_KILL)
+		printf("killed %u (%s) in %s, rss %.1f MiB: %s\n", e->pid, e->comm,
+		       cg ? cg : "(removed cgroup)", e->rss_pages * 4096.0 / (1 << 20),
+		       reason);
+	else
+		printf("no victim: %s\n", e->rank.class == OOMCTL_ABORT ?
+		       "aborted by the policy" : "no task could be chosen");
+}
+
+static struct json_object *event_json(const struct events_ctx *c,
+				      const struct oomctl_event *e, const char *reason)
+{
+	struct json_object *o = json_object_new_object(), *v;
+	char when[64];
+
+	format_time(c, e->time_ns, true, when, sizeof(when));
+	json_object_object_add(o, "seq", json_object_new_int64(e->seq));
+	json_object_object_add(o, "time", json_object_new_string(when));
+	json_object_object_add(o, "boottime_ns", json_object_new_int64(e->time_ns));
+	json_object_object_add(o, "kind", json_object_new_string(
+			       e->kind == OOMCTL_EV_KILL ? "kill" : "no_victim"));
+	json_object_object_add(o, "scope", json_object_new_string(
+			       e->memcg_id ? "memcg" : "global"));
+	json_object_object_add(o, "memcg", e->memcg_id ? cgroup_or_null(c->cm, e->memcg_id) : NULL);
+	json_object_object_add(o, "memcg_id", json_object_new_int64(e->memcg_id));
+	json_object_object_add(o, "policy_name", json_object_new_string(e->policy_name));
+	if (e->kind == OOMCTL_EV_KILL) {
+		v = json_object_new_object();
+		json_object_object_add(v, "pid", json_object_new_int64(e->pid));
+		json_object_object_add(v, "comm", json_object_new_string(e->comm));
+		json_object_object_add(v, "cgroup", cgroup_or_null(c->cm, e->cgroup_id));
+		json_object_object_add(v, "cgroup_id", json_object_new_int64(e->cgroup_id));
+		json_object_object_add(v, "rss_kb", json_object_new_int64(e->rss_pages * 4));
+		json_object_object_add(o, "victim", v);
+	} else {
+		json_object_object_add(o, "victim", NULL);
+	}
+	json_object_object_add(o, "reason", json_object_new_string(reason));
+	json_object_object_add(o, "rank", rank_json(&e->rank, c->cm));
+	json_object_object_add(o, "candidates", json_object_new_int64(e->candidates));
+	return o;
+}
+
+/* One record from the ring buffer; < 0 stops the poll (count reached). */
+static int handle_event(void *ctx, void *data, size_t len)
+{
+	struct events_ctx *c = ctx;
+	const struct oomctl_event *e = data;
+	__u32 zero = 0;
+	char reason[4400];
+
+	if (len < sizeof(*e))
+		return 0;
+	if (c->last_seq && e->seq > c->last_seq + 1)
+		report_drop(c->last_seq, e->seq - c->last_seq - 1);
+	c->last_seq = e->seq;
+	bpf_map_update_elem(c->seen_fd, &zero, &c->last_seq, BPF_ANY);
+
+	/* A path resolved now: a cgroup created since the last lookup. */
+	if ((e->cgroup_id && !cgroup_map_path(c->cm, e->cgroup_id, false)) ||
+	    (e->memcg_id && !cgroup_map_path(c->cm, e->memcg_id, false))) {
+		cgroup_map_free(c->cm);
+		c->cm = cgroup_map_build();
+	}
+	if (e->kind == OOMCTL_EV_KILL)
+		rank_text(&e->rank, e->candidates > 1 ? &e->runner_up_key1 : NULL,
+			  c->cm, reason, sizeof(reason));
+	else
+		snprintf(reason, sizeof(reason), "%s", e->rank.class == OOMCTL_ABORT ?
+			 "aborted by the policy" : "no task could be chosen");
+	if (json_output) {
+		struct json_object *o = event_json(c, e, reason);
+
+		print_json(o);
+		json_object_put(o);
+	} else {
+		event_text(c, e, reason);
+		fflush(stdout);
+	}
+	c->shown++;
+	return c->count && c->shown >= c->count ? -ECANCELED : 0;
+}
+
+struct events_args {
+	const char *count, *timeout;
+};
+
+enum { OPT_COUNT = 0x400, OPT_TIMEOUT };
+
+static int events_opt(int c, const char *arg, void *ctx)
+{
+	struct events_args *a = ctx;
+
+	if (c == OPT_COUNT)
+		a->count = arg;
+	else if (c == OPT_TIMEOUT)
+		a->timeout = arg;
+	else
+		return usage_err("events", "unknown option");
+	return 0;
+}
+
+int do_events(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ 0 }
+	};
+	struct events_args args = {};
+	struct events_ctx c = { .seen_fd = -1 };
+	struct pindir pd = { .fd = -1 };
+	struct ring_buffer *rb = NULL;
+	struct attached a;
+	unsigned long timeout = 0;
+	long long deadline = 0;
+	int first, err, rb_fd = -1, rc = EXIT_FAIL;
+	__u32 zero = 0;
+
+	err = parse_cmd_opts("events", argc, argv, opts, NULL, events_opt, &args, &first);
+	if (err)
+		return err < 0 ? EXIT_OK : err;
+	if (first < argc)
+		return usage_err("events", "unexpected argument '%s'", argv[first]);
+	if (args.count && (err = parse_uint(args.count, 1, ULONG_MAX / 2, &c.count)))
+		return usage_err("events", "--count '%s' is %s, want a number from 1",
+				 args.count, err == -ERANGE ? "out of range" :
+				 "not a decimal integer");
+	if (args.timeout && (err = parse_uint(args.timeout, 0, 31536000, &timeout)))
+		return usage_err("events", "--timeout '%s' is %s, want seconds, 0..31536000",
+				 args.timeout, err == -ERANGE ? "out of range" :
+				 "not a decimal integer");
+	if (need_caps("events", NEED_ADMIN))
+		return EXIT_FAIL;
+	err = pindir_open(&pd, false);
+	if (err == -ENOENT || (!err && !policy_present(&pd))) {
+		p_err("events: no oomctl policy is attached (oomctl attach POLICY)");
+		goto out;
+	}
+	if (err || read_attached(&pd, &a))
+		goto out;
+	rb_fd = open_pinned(&pd, "events", "map_oomctl_events");
+	c.seen_fd = rb_fd < 0 ? -1 : open_pinned(&pd, "events", "map_oomctl_events_seen");
+	/* Streaming must not keep other oomctl commands waiting. */
+	pindir_close(&pd);
+	if (rb_fd < 0 || c.seen_fd < 0)
+		goto out;
+	bpf_map_lookup_elem(c.seen_fd, &zero, &c.last_seq);
+	c.boot_to_real_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME);
+	c.cm = cgroup_map_build();
+	rb = ring_buffer__new(rb_fd, handle_event, &c, NULL);
+	if (!rb) {
+		p_err("events: cannot read the ring buffer: %s", strerror(errno));
+		goto out;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (args.timeout)
+		deadline = clock_ns(CLOCK_MONOTONIC) + (long long)timeout * 1000000000LL;
+	/* What was recorded meanwhile first, then new events as they come. */
+	err = ring_buffer__consume(rb);
+	while (!stop && err >= 0 && !(c.count && c.shown >= c.count)) {
+		long long left = args.timeout ? deadline - clock_ns(CLOCK_MONOTONIC) : 1000000000LL;
+
+		if (left <= 0)
+			break;
+		err = ring_buffer__poll(rb, left > 1000000000LL ? 1000 : (int)(left / 1000000) + 1);
+		if (err == -EINTR)
+			err = 0;
+	}
+	if (err < 0 && err != -ECANCELED) {
+		p_err("events: reading the ring buffer: %s", strerror(-err));
+		goto out;
+	}
+	/* A script waiting for N events learns that they did not come. */
+	if (c.count && c.shown < c.count && !stop) {
+		p_err("events: %lu of %lu events within %lu s", c.shown, c.count, timeout);
+		goto out;
+	}
+	rc = EXIT_OK;
+out:
+	ring_buffer__free(rb);
+	cgroup_map_free(c.cm);
+	if (rb_fd >= 0)
+		close(rb_fd);
+	if (c.seen_fd >= 0)
+		close(c.seen_fd);
+	pindir_close(&pd);
+	return rc;
+}
