@@ -28,6 +28,8 @@ OOMCTL_VM_GLOBAL_TESTS :=
 -include src/oomctl.mk
 # The series' BPF selftest (make selftest), built and run in the VM.
 -include kernel/selftest.mk
+# make install / make uninstall (PREFIX, DESTDIR).
+-include install.mk
 
 # Every tests/tools/*.c is a test tool; oomtest-load has its own rule.
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(B)/tests/%,$(wildcard tests/tools/*.c))
