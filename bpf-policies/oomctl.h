@@ -180,7 +180,7 @@ struct oomctl_event {
 	__u32 pad;
 };
 
-/* Ring buffer size: about 2,000 events of 136 bytes. */
+/* Ring buffer size: 1,820 events of 136 bytes and an 8-byte header. */
 #define OOMCTL_EVENTS_BYTES	(256 * 1024)
 
 /*
