@@ -121,7 +121,7 @@ check-stress-global: all
 		$(STRESS_GLOBAL_TESTS) $(SUITE_END))
 
 demo: all
-	@tests/vm/run -- tests/vm/demo
+	@tests/vm/run -- tests/vm/demo $$([ -t 1 ] && echo --color)
 
 vm: all
 	@tests/vm/run --interactive
