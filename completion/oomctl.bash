@@ -1,149 +1,201 @@
-# bash completion for oomctl(8)                          -*- shell-script -*-
+# oomctl(8) bash completion                                -*- shell-script -*-
+# SPDX-License-Identifier: GPL-2.0
 #
-# Commands, their options, policy names, cgroup directories (absolute, or
-# relative to the cgroup2 mount), pids and files. Needs only bash; no
-# bash-completion helpers. OOMCTL_CGROUP_ROOT overrides the cgroup2 mount
-# (for tests).
+# Uses bash-completion's helpers (_init_completion, _filedir, _pids): it is
+# loaded by bash-completion from its completions directory.
+#
+# OOMCTL_CGROUP_ROOT: complete CGROUP arguments under this directory instead
+# of the cgroup2 mount (for the tests).
 
-# What each command's positional arguments are: a space-separated list of
-# kinds, the last one repeating if it ends in "...".
-_oomctl_args() {
+_oomctl_commands="list attach detach status set-prio get-prio unset-prio
+	add-pid del-pid get-pids set-slice unset-slice get-slices apply events
+	explain help"
+_oomctl_aliases="ls show"
+_oomctl_common_opts="-j --json -p --pretty -d --debug -v --verbose --bpffs
+	-h --help"
+
+# The command table: each command's positional arguments, by kind, and its
+# own options (the common ones go with every command but help).
+#   policy   a policy name         cgroup   a cgroup v2 directory
+#   pid      a running process     target   a pid the pid policy targets
+#   file     a file                command  a command name
+#   value    typed by the user (PRIO, NAME, N): nothing to offer
+# A kind ending in "..." repeats. 'COMMAND help' is offered by the code.
+_oomctl_command()
+{
 	case $1 in
-	attach) echo "policy" ;;
-	set-prio) echo "cgroup number" ;;
-	get-prio | unset-prio) echo "cgroup" ;;
-	set-slice | unset-slice) echo "cgroup..." ;;
-	add-pid) echo "pid..." ;;
-	del-pid) echo "target..." ;;
-	apply) echo "file" ;;
-	help) echo "command" ;;
-	*) echo "" ;;
+	list | ls)     args=""            opts="" ;;
+	attach)        args="policy"      opts="--name --default-prio --slice --cgroup --replace" ;;
+	detach)        args=""            opts="" ;;
+	status | show) args=""            opts="" ;;
+	set-prio)      args="cgroup value" opts="" ;;
+	get-prio)      args="cgroup"      opts="" ;;
+	unset-prio)    args="cgroup"      opts="" ;;
+	add-pid)       args="pid..."      opts="" ;;
+	del-pid)       args="target..."   opts="" ;;
+	get-pids)      args=""            opts="" ;;
+	set-slice)     args="cgroup..."   opts="" ;;
+	unset-slice)   args="cgroup..."   opts="" ;;
+	get-slices)    args=""            opts="" ;;
+	apply)         args="file"        opts="--dry-run --skip-missing" ;;
+	events)        args=""            opts="--count --timeout" ;;
+	explain)       args=""            opts="--cgroup --top" ;;
+	help)          args="command"     opts="" ;;
+	*) return 1 ;;
 	esac
 }
 
-# Each command's own options; those taking a value are listed in
-# _oomctl_opt_kind.
-_oomctl_cmd_opts() {
+# The value an option takes, by kind (as above, plus dir); "" if none.
+_oomctl_option_value()
+{
 	case $1 in
-	attach) echo "--name --default-prio --slice --cgroup --replace" ;;
-	apply) echo "--dry-run --skip-missing" ;;
-	events) echo "--count --timeout" ;;
-	explain) echo "--cgroup --top" ;;
+	--bpffs) optval=dir ;;
+	--slice | --cgroup) optval=cgroup ;;
+	--name | --default-prio | --count | --timeout | --top) optval=value ;;
+	*) optval="" ;;
 	esac
 }
 
-_oomctl_opt_kind() {
+# attach's options that fit POLICY: each policy-specific option belongs to
+# one policy, and attach refuses it with another.
+_oomctl_attach_opts()
+{
 	case $1 in
-	--slice | --cgroup) echo cgroup ;;
-	--bpffs) echo dir ;;
-	--name | --default-prio | --count | --timeout | --top) echo value ;;
-	*) echo "" ;;
+	cgprio) opts="--name --replace --default-prio" ;;
+	rss-slice) opts="--name --replace --slice" ;;
+	abort-all) opts="--name --replace --cgroup" ;;
+	pid) opts="--name --replace" ;;
 	esac
 }
 
-_OOMCTL_COMMON_OPTS="-j --json -p --pretty -d --debug -v --verbose --bpffs -h --help"
-_OOMCTL_COMMANDS="list ls attach detach status show set-prio get-prio unset-prio
-add-pid del-pid get-pids set-slice unset-slice get-slices apply events explain help"
-
-_oomctl_cgroup_root() {
-	local root=${OOMCTL_CGROUP_ROOT:-}
-	[[ -n $root ]] || root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts 2>/dev/null)
-	echo "${root:-/sys/fs/cgroup}"
-}
-
-# Directories under the cgroup root, with a / to go on: /abs/paths as
-# typed, else relative to the root.
-_oomctl_cgroups() {
-	local cur=$1 root d
-	root=$(_oomctl_cgroup_root)
-	if [[ $cur == /* ]]; then
-		compgen -d -- "$cur" | sed 's|$|/|'
-		return
-	fi
-	while IFS= read -r d; do
-		echo "${d#"$root"/}/"
-	done < <(compgen -d -- "$root/$cur")
-}
-
-_oomctl_pids() {
-	local p
-	for p in /proc/[0-9]*; do echo "${p#/proc/}"; done
-}
-
-# The policies this oomctl has ('oomctl -j list' is one line of objects).
-_oomctl_policies() {
+# The policies this oomctl has, from 'oomctl -j list' (one JSON line; a
+# quote inside a string is escaped, so "name":"..." is only ever a key).
+_oomctl_policies()
+{
 	local names
-	names=$(oomctl -j list 2>/dev/null | grep -o '"name":"[^"]*"' | cut -d'"' -f4)
+	names=$("${words[0]}" -j list 2>/dev/null |
+		grep -o '"name":"[^"]*"' | cut -d'"' -f4)
 	echo "${names:-cgprio pid rss-slice abort-all}"
 }
 
-_oomctl() {
-	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-	local cmd="" i w nargs=0 kinds kind opts
-	COMPREPLY=()
+# The pids the pid policy targets ('oomctl -j get-pids' needs root and the
+# policy attached); else the running processes.
+_oomctl_targets()
+{
+	local pids
+	pids=$("${words[0]}" ${bpffs:+--bpffs "$bpffs"} -j get-pids 2>/dev/null |
+		grep -o '"pid":[0-9]*' | cut -d: -f2)
+	if [[ -n $pids ]]; then
+		mapfile -t COMPREPLY < <(compgen -W "$pids" -- "$cur")
+	else
+		_pids
+	fi
+}
 
-	# The command is the first word not an option or an option's value.
-	for ((i = 1; i < COMP_CWORD; i++)); do
-		w=${COMP_WORDS[i]}
-		if [[ -z $cmd ]]; then
-			case $w in
-			--bpffs) ((i++)) ;;
-			-*) ;;
-			*) cmd=$w ;;
-			esac
-			continue
-		fi
-		if [[ $w == -* ]]; then
-			[[ -n $(_oomctl_opt_kind "$w") ]] && ((i++))
-			continue
-		fi
-		((nargs++))
+# CGROUP: a directory under the cgroup2 mount, absolute or relative to it
+# (as oomctl resolves it). Directories end in / and the word goes on.
+_oomctl_cgroups()
+{
+	local root=${OOMCTL_CGROUP_ROOT:-} i
+
+	[[ -n $root ]] ||
+		root=$(awk '/ - cgroup2 / { print $5; exit }' /proc/self/mountinfo 2>/dev/null)
+	root=${root:-/sys/fs/cgroup}
+	root=${root%/}
+	if [[ $cur == "$root"/* ]]; then
+		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+	elif [[ $cur == /* ]]; then
+		# On the way to the mount: offer the mount itself, nothing else.
+		[[ $root/ == "$cur"* ]] && COMPREPLY=("$root")
+	else
+		mapfile -t COMPREPLY < <(compgen -d -- "$root/$cur")
+		COMPREPLY=("${COMPREPLY[@]#"$root"/}")
+	fi
+	for i in "${!COMPREPLY[@]}"; do
+		COMPREPLY[i]+=/
+	done
+	compopt -o nospace 2>/dev/null
+}
+
+_oomctl()
+{
+	local cur prev words cword split
+	_init_completion -s || return
+
+	local cmd="" first="" bpffs="" nargs=0 args opts optval i w
+	local -a kinds
+
+	# Walk the words before the cursor: options (and their values) before
+	# the command, the command, then its options and arguments.
+	for ((i = 1; i < cword; i++)); do
+		w=${words[i]}
+		case $w in
+		--bpffs=*) bpffs=${w#*=} ;;
+		--*=*) ;;
+		-?*)
+			_oomctl_option_value "$w"
+			[[ -n $optval ]] && ((i++))
+			[[ $w == --bpffs ]] && bpffs=${words[i]}
+			;;
+		*)
+			if [[ -z $cmd ]]; then
+				cmd=$w
+				continue
+			fi
+			((nargs++ == 0)) && first=$w
+			;;
+		esac
 	done
 
-	# The value of an option.
-	case $(_oomctl_opt_kind "$prev") in
-	cgroup) mapfile -t COMPREPLY < <(_oomctl_cgroups "$cur"); compopt -o nospace 2>/dev/null; return ;;
-	dir) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
+	# The value of an option: --bpffs DIR, --slice CGROUP, ...
+	_oomctl_option_value "$prev"
+	case $optval in
+	dir) _filedir -d; return ;;
+	cgroup) _oomctl_cgroups; return ;;
 	value) return ;;
 	esac
+	$split && return	# --unknown=...
 
 	if [[ -z $cmd ]]; then
 		if [[ $cur == -* ]]; then
-			mapfile -t COMPREPLY < <(compgen -W "$_OOMCTL_COMMON_OPTS -V --version" -- "$cur")
+			mapfile -t COMPREPLY < <(compgen -W "$_oomctl_common_opts -V --version" -- "$cur")
 		else
-			mapfile -t COMPREPLY < <(compgen -W "$_OOMCTL_COMMANDS" -- "$cur")
+			mapfile -t COMPREPLY < <(compgen -W "$_oomctl_commands $_oomctl_aliases" -- "$cur")
 		fi
 		return
 	fi
-	case $cmd in ls) cmd=list ;; show) cmd=status ;; esac
+
+	_oomctl_command "$cmd" || return
+	# 'oomctl COMMAND help' takes nothing more.
+	[[ $cmd != help && $first == help ]] && return
 
 	if [[ $cur == -* ]]; then
-		opts="$(_oomctl_cmd_opts "$cmd") $_OOMCTL_COMMON_OPTS"
+		[[ $cmd == attach && -n $first ]] && _oomctl_attach_opts "$first"
+		[[ $cmd == help ]] || opts+=" $_oomctl_common_opts"
 		mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
 		return
 	fi
 
-	# 'oomctl CMD help' as the first argument, like bpftool.
-	read -ra kinds <<<"$(_oomctl_args "$cmd")"
+	# The kind of the argument under the cursor: the next one in the
+	# table, or the last one again if it repeats.
+	read -ra kinds <<<"$args"
 	if ((nargs < ${#kinds[@]})); then
-		kind=${kinds[nargs]}
+		w=${kinds[nargs]}
 	elif ((${#kinds[@]})) && [[ ${kinds[-1]} == *... ]]; then
-		kind=${kinds[-1]}
+		w=${kinds[-1]}
 	else
-		kind=""
+		w=""
 	fi
-	kind=${kind%...}
-	case $kind in
+	case ${w%...} in
 	policy) mapfile -t COMPREPLY < <(compgen -W "$(_oomctl_policies)" -- "$cur") ;;
-	command) mapfile -t COMPREPLY < <(compgen -W "${_OOMCTL_COMMANDS/ help/}" -- "$cur") ;;
-	cgroup) mapfile -t COMPREPLY < <(_oomctl_cgroups "$cur"); compopt -o nospace 2>/dev/null ;;
-	pid) mapfile -t COMPREPLY < <(compgen -W "$(_oomctl_pids)" -- "$cur") ;;
-	target) mapfile -t COMPREPLY < <(compgen -W "$(oomctl -j get-pids 2>/dev/null | grep -o '"pid":[0-9]*' | cut -d: -f2)" -- "$cur") ;;
-	file) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
+	cgroup) _oomctl_cgroups ;;
+	pid) _pids ;;
+	target) _oomctl_targets ;;
+	file) _filedir ;;
+	command) mapfile -t COMPREPLY < <(compgen -W "$_oomctl_commands" -- "$cur") ;;
 	esac
-	# 'help' is offered as a command's first argument too.
-	if ((nargs == 0)) && [[ $cmd != help && help == "$cur"* ]]; then
-		COMPREPLY+=(help)
+	if ((nargs == 0)) && [[ $cmd != help ]]; then
+		mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -W help -- "$cur")
 	fi
 	return 0
 }

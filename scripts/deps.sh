@@ -11,7 +11,7 @@ packages=(
 	# BPF programs and the oomctl binary
 	clang llvm libbpf-dev bpftool pkg-config zlib1g-dev libjson-c-dev
 	# the VM and the tests
-	qemu-system-x86 bats jq util-linux procps
+	qemu-system-x86 bats jq util-linux procps bash-completion
 	# the series' BPF selftest (make selftest): the selftests' Makefile copies with rsync
 	rsync
 	# man page lint

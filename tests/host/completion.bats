@@ -1,77 +1,231 @@
 #!/usr/bin/env bats
-# Bash completion (completion/oomctl.bash), driven the way bash drives it.
+# Bash completion (completion/oomctl.bash), driven the way bash drives it:
+# COMP_WORDS, COMP_CWORD, COMP_LINE and COMP_POINT set, _oomctl called,
+# COMPREPLY read. The drift test holds it to what build/oomctl lists.
 
 setup() {
 	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-	# oomctl on PATH is the built one (policy names come from it).
-	PATH=$TOP/build:$PATH
+	# The completion uses bash-completion's helpers, as when installed.
+	BC=/usr/share/bash-completion/bash_completion
+	[ -r "$BC" ] || { echo "no $BC: install bash-completion (make deps)"; return 1; }
+	# shellcheck source=/dev/null
+	. "$BC"
 	# shellcheck source=/dev/null
 	. "$TOP/completion/oomctl.bash"
+	# 'oomctl' on PATH is the built one: policy names come from it.
+	PATH=$TOP/build:$PATH
+	# A cgroup tree of real directories, where CGROUP arguments complete.
 	export OOMCTL_CGROUP_ROOT=$BATS_TEST_TMPDIR/cg
 	mkdir -p "$OOMCTL_CGROUP_ROOT/web/api" "$OOMCTL_CGROUP_ROOT/batch"
 }
 
-# complete WORDS... — COMPREPLY for the command line "WORDS..." with the
-# cursor at the end of the last word (give "" to complete a new word),
-# sorted, one per line.
-complete_line() {
-	COMP_WORDS=("$@")
+# completions LINE — COMPREPLY, sorted, one per line, for LINE typed with
+# the cursor at its end. LINE is cut into COMP_WORDS as readline does: at
+# blanks, and around '=' (in COMP_WORDBREAKS); a trailing blank starts a
+# new, empty word.
+completions() {
+	local line=$1 w
+	local -a split=()
+	read -ra COMP_WORDS <<<"$line"
+	[[ $line == *" " ]] && COMP_WORDS+=("")
+	for w in "${COMP_WORDS[@]}"; do
+		if [[ $w == -*=* ]]; then
+			split+=("${w%%=*}" "=")
+			[[ -n ${w#*=} ]] && split+=("${w#*=}")
+		else
+			split+=("$w")
+		fi
+	done
+	COMP_WORDS=("${split[@]}")
 	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-	COMP_LINE="$*"
-	COMP_POINT=${#COMP_LINE}
+	COMP_LINE=$line
+	COMP_POINT=${#line}
+	COMPREPLY=()
 	_oomctl
-	printf '%s\n' "${COMPREPLY[@]}" | sort
+	((${#COMPREPLY[@]})) && printf '%s\n' "${COMPREPLY[@]}" | sort
+	return 0
 }
 
-@test "commands, and global options before them" {
-	[ "$(complete_line oomctl se | tr '\n' ' ')" = "set-prio set-slice " ]
-	[ "$(complete_line oomctl ap | tr '\n' ' ')" = "apply " ]
-	complete_line oomctl "" | grep -qx explain
-	[ "$(complete_line oomctl --ver | tr '\n' ' ')" = "--verbose --version " ]
-	[ "$(complete_line oomctl -j --bpffs /tmp st | tr '\n' ' ')" = "status " ]
+# completes LINE WORD... — LINE completes to exactly WORD... (none: nothing).
+completes() {
+	local line=$1 got want
+	shift
+	got=$(completions "$line")
+	want=$(printf '%s\n' "$@" | sed '/^$/d' | sort)
+	[ "$got" = "$want" ] && return 0
+	printf 'completing "%s"\n  got:  %s\n  want: %s\n' "$line" \
+		"${got//$'\n'/ }" "$*"
+	return 1
+}
+
+# offers LINE WORD — WORD is among LINE's completions.
+offers() {
+	completions "$1" | grep -qxF -- "$2" && return 0
+	echo "completing \"$1\" does not offer '$2':" "$(completions "$1" | tr '\n' ' ')"
+	return 1
+}
+
+@test "commands and aliases; global options before them" {
+	completes "oomctl s" set-prio set-slice show status
+	completes "oomctl ap" apply
+	completes "oomctl l" list ls
+	completes "oomctl --ver" --verbose --version
+	completes "oomctl -" -j --json -p --pretty -d --debug -v --verbose \
+		--bpffs -h --help -V --version
+	# The options (and --bpffs's value) are skipped to find the command.
+	completes "oomctl -j --bpffs /tmp st" status
+	completes "oomctl --bpffs=/tmp -p st" status
+	completes "oomctl frobnicate " # not a command: nothing
 }
 
 @test "a command's own options, and the common ones" {
-	[ "$(complete_line oomctl attach cgprio --de | tr '\n' ' ')" = "--debug --default-prio " ]
-	[ "$(complete_line oomctl apply --d | tr '\n' ' ')" = "--debug --dry-run " ]
-	[ "$(complete_line oomctl explain --t | tr '\n' ' ')" = "--top " ]
-	! complete_line oomctl status --d | grep -q dry-run
+	completes "oomctl apply --d" --debug --dry-run
+	completes "oomctl apply --s" --skip-missing
+	completes "oomctl explain --t" --top
+	completes "oomctl events --c" --count
+	completes "oomctl status --d" --debug
+	completes "oomctl ls -" -j --json -p --pretty -d --debug -v --verbose \
+		--bpffs -h --help
+	# attach: all of them until the policy is known, then those it takes.
+	completes "oomctl attach --de" --debug --default-prio
+	completes "oomctl attach cgprio --de" --debug --default-prio
+	completes "oomctl attach pid --de" --debug
+	completes "oomctl attach rss-slice --s" --slice
+	completes "oomctl attach abort-all --c" --cgroup
+	completes "oomctl attach abort-all --s"
+	# help takes commands, not options.
+	completes "oomctl help -"
 }
 
 @test "policy names after attach, once" {
-	[ "$(complete_line oomctl attach "" | tr '\n' ' ')" = "abort-all cgprio help pid rss-slice " ]
-	[ "$(complete_line oomctl attach r | tr '\n' ' ')" = "rss-slice " ]
-	[ -z "$(complete_line oomctl attach cgprio "")" ]
+	completes "oomctl attach " cgprio pid rss-slice abort-all help
+	completes "oomctl attach r" rss-slice
+	completes "oomctl -j attach --replace a" abort-all
+	completes "oomctl attach cgprio "
+	completes "oomctl attach --name x c" cgprio
+}
+
+# stub_oomctl — an oomctl first on PATH that answers 'list' with a policy
+# the static list lacks (and a quoted "name":"..." inside a summary), and
+# 'get-pids' with a target that is no running process (another one under
+# --bpffs /x). It stands for a newer oomctl; only its output is read.
+stub_oomctl() {
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	cat >"$BATS_TEST_TMPDIR/bin/oomctl" <<'STUB'
+#!/bin/sh
+case "$*" in
+"-j list") echo '[{"name":"cgprio","summary":"x","attached":null},{"name":"new-one","summary":"quotes: \"name\":\"no\"","attached":null}]' ;;
+"-j get-pids") echo '[{"pid":4242,"comm":"x"}]' ;;
+"--bpffs /x -j get-pids") echo '[{"pid":4343,"comm":"x"}]' ;;
+*) exit 1 ;;
+esac
+STUB
+	chmod +x "$BATS_TEST_TMPDIR/bin/oomctl"
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH
+}
+
+@test "policy names and pid targets come from oomctl, else static ones" {
+	# The built binary's list and the completion's agree.
+	want=$("$TOP/build/oomctl" -j list | jq -r '.[].name')
+	[ -n "$want" ]
+	# shellcheck disable=SC2086
+	completes "oomctl attach " $want help
+	# What oomctl lists is what is offered.
+	stub_oomctl
+	oomctl -j list | jq -e '.[1].summary == "quotes: \"name\":\"no\""'
+	completes "oomctl attach " cgprio new-one help
+	completes "oomctl del-pid " 4242 help
+	completes "oomctl --bpffs /x del-pid 1 " 4343
+	# An oomctl that fails: the static list, the running processes.
+	printf '#!/bin/sh\nexit 1\n' >"$BATS_TEST_TMPDIR/bin/oomctl"
+	completes "oomctl attach " cgprio pid rss-slice abort-all help
+	offers "oomctl del-pid " "$$"
 }
 
 @test "cgroup paths: relative to the cgroup2 mount, or absolute" {
-	[ "$(complete_line oomctl set-prio w | tr '\n' ' ')" = "web/ " ]
-	[ "$(complete_line oomctl set-prio web/ | tr '\n' ' ')" = "web/api/ " ]
-	[ "$(complete_line oomctl set-prio "$OOMCTL_CGROUP_ROOT/b" | tr '\n' ' ')" = "$OOMCTL_CGROUP_ROOT/batch/ " ]
-	[ "$(complete_line oomctl attach rss-slice --slice b | tr '\n' ' ')" = "batch/ " ]
-	[ "$(complete_line oomctl set-slice web batch/ "" | wc -l)" = 2 ]    # repeats
-	# PRIO is a number: nothing to offer.
-	[ -z "$(complete_line oomctl set-prio web "")" ]
-	[ -z "$(complete_line oomctl attach cgprio --default-prio "")" ]
+	root=$OOMCTL_CGROUP_ROOT
+	completes "oomctl set-prio " web/ batch/ help
+	completes "oomctl set-prio w" web/
+	completes "oomctl set-prio web/" web/api/
+	completes "oomctl get-prio b" batch/
+	completes "oomctl unset-prio web/a" web/api/
+	completes "oomctl set-prio $root/b" "$root/batch/"
+	completes "oomctl set-prio $root/" "$root/web/" "$root/batch/"
+	# On the way to the mount only the mount is offered, not /tmp's files.
+	completes "oomctl set-prio ${root%/*}/" "$root/"
+	completes "oomctl set-prio /nonexistent"
+	# Options taking a CGROUP, in both spellings.
+	completes "oomctl attach rss-slice --slice b" batch/
+	completes "oomctl attach abort-all --cgroup=w" web/
+	completes "oomctl explain --cgroup web/" web/api/
+	# set-slice and unset-slice take many.
+	completes "oomctl set-slice web batch " web/ batch/
+	completes "oomctl unset-slice web b" batch/
+	# PRIO is a number: nothing to offer; nor after the last argument.
+	completes "oomctl set-prio web "
+	completes "oomctl get-prio web "
+	completes "oomctl attach cgprio --default-prio "
+	completes "oomctl events --count "
 }
 
-@test "pids, files, help COMMAND" {
-	complete_line oomctl add-pid "$$" | grep -qx "$$"
+@test "the cgroup2 mount is the default root" {
+	unset OOMCTL_CGROUP_ROOT
+	mnt=$(awk '/ - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+	[ -n "$mnt" ] || skip "no cgroup2 mount on this host"
+	want=$(cd "$mnt" && find . -mindepth 1 -maxdepth 1 -type d | sed 's|^\./||; s|$|/|' | sort)
+	[ "$(completions "oomctl set-prio " | grep -vx help)" = "$want" ]
+	completes "oomctl set-prio ${mnt%?}" "$mnt/"
+}
+
+@test "pids, files, directories" {
+	# add-pid: running processes, this shell among them.
+	offers "oomctl add-pid " "$$"
+	offers "oomctl add-pid 1 " "$$"
+	# apply FILE; --bpffs DIR.
 	touch "$BATS_TEST_TMPDIR/node.conf"
-	[ "$(complete_line oomctl apply --dry-run "$BATS_TEST_TMPDIR/no" | tr '\n' ' ')" = "$BATS_TEST_TMPDIR/node.conf " ]
-	[ "$(complete_line oomctl help ex | tr '\n' ' ')" = "explain " ]
-	[ "$(complete_line oomctl get-pids "" | tr '\n' ' ')" = "help " ]
+	mkdir "$BATS_TEST_TMPDIR/nodir"
+	completes "oomctl apply --dry-run $BATS_TEST_TMPDIR/no" \
+		"$BATS_TEST_TMPDIR/node.conf" "$BATS_TEST_TMPDIR/nodir"
+	completes "oomctl apply $BATS_TEST_TMPDIR/node.conf "
+	completes "oomctl --bpffs $BATS_TEST_TMPDIR/no" "$BATS_TEST_TMPDIR/nodir"
+	completes "oomctl status --bpffs=$BATS_TEST_TMPDIR/no" "$BATS_TEST_TMPDIR/nodir"
 }
 
-@test "drift: every command and every option the binary's help lists is completed" {
-	cmds=$(oomctl help | awk '/^Commands:/ { on = 1; next } on && /^$/ { exit } on { print $1 }')
-	[ -n "$cmds" ]
+@test "help COMMAND, and COMMAND help" {
+	completes "oomctl help e" events explain
+	offers "oomctl help " apply
+	completes "oomctl help list "
+	# 'help' is a command's first argument only, and ends the line.
+	completes "oomctl get-pids " help
+	completes "oomctl attach h" help
+	completes "oomctl attach help "
+	completes "oomctl attach cgprio h"
+}
+
+@test "drift: every command and option build/oomctl lists is completed" {
+	bin=$TOP/build/oomctl
+	[ -x "$bin" ] || { echo "no $bin: run make all"; return 1; }
+	cmds=$("$bin" help | awk '/^Commands:/ { on = 1; next } on && /^$/ { exit } on { print $1 }')
+	[ "$(echo "$cmds" | wc -l)" -ge 10 ]
+	all=$(completions "oomctl ")
 	for c in $cmds; do
-		complete_line oomctl "${c:0:3}" | grep -qx "$c" || { echo "command $c not completed"; return 1; }
+		grep -qxF "$c" <<<"$all" || { echo "command $c not completed"; return 1; }
+		offers "oomctl help " "$c"
+	done
+	# Aliases ("Aliases: ls = list, show = status") and the global options.
+	for a in $("$bin" help | sed -n 's/^Aliases: //p' | grep -oE '[a-z-]+ =' | tr -d ' ='); do
+		grep -qxF "$a" <<<"$all" || { echo "alias $a not completed"; return 1; }
+	done
+	for o in $("$bin" help | grep -oE -- '(^|[ ,])--?[a-zA-Z][a-z-]*' | tr -d ' ,'); do
+		offers "oomctl -" "$o"
+	done
+	# Each command's options, as 'oomctl COMMAND help' prints them.
+	for c in $cmds; do
 		[ "$c" = help ] && continue
-		for o in $(oomctl "$c" help | grep -oE '(^|[ [])--[a-z-]+' | tr -d ' [' | sort -u); do
-			complete_line oomctl "$c" "$o" | grep -qx -- "$o" ||
-				{ echo "option $o of $c not completed"; return 1; }
+		opts=$("$bin" "$c" help | grep -oE -- '(^|[ [,])--[a-z][a-z-]*' | tr -d ' [,' | sort -u)
+		[ -n "$opts" ]
+		for o in $opts; do
+			offers "oomctl $c -" "$o"
 		done
 	done
 }
