@@ -1,50 +1,78 @@
-# make install / make uninstall, included by the top-level Makefile.
+# make install / make uninstall, included by the top-level Makefile (which
+# provides B and the rule for $(B)/oomctl).
 #
-#   make install [PREFIX=/usr/local] [DESTDIR=]      make uninstall (same vars)
+#   make install   [PREFIX=/usr/local] [DESTDIR=] [SBINDIR=...] ...
+#   make uninstall (the same variables: it removes exactly what install put)
 #
-# A Debian package would run: make install DESTDIR=debian/oomctl PREFIX=/usr
-# SYSTEMDUNITDIR=/lib/systemd/system. Nothing here touches the running
-# system beyond copying files (no systemctl: a package's postinst does that),
-# /etc/oomctl.conf is the administrator's and never installed, and nothing
-# test-only (build/tests/) is.
+# A Debian package would run
+#   make install DESTDIR=debian/oomctl PREFIX=/usr SYSTEMDUNITDIR=/lib/systemd/system
+# Only files are copied: no systemctl (a package's postinst enables the unit;
+# a DESTDIR install must not touch the running system), never
+# /etc/oomctl.conf (the administrator writes it; the example goes to the
+# docs), and nothing test-only ($(B)/tests/ is not in the list).
 
 PREFIX         ?= /usr/local
 SBINDIR        ?= $(PREFIX)/sbin
 MANDIR         ?= $(PREFIX)/share/man
 BASHCOMPDIR    ?= $(PREFIX)/share/bash-completion/completions
+# systemd looks for units in /usr/local/lib/systemd/system too.
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 DOCDIR         ?= $(PREFIX)/share/doc/oomctl
 INSTALL        ?= install
 
-MAN_PAGES := $(wildcard man/*.[1-8])
+# Every man page, in the section its name ends with: a new page needs no edit.
+MAN_PAGES := $(sort $(wildcard man/*.[1-8]))
 
-# SOURCE:DESTINATION:MODE, one list for both targets.
+# The one list both targets use: SOURCE:DESTINATION:MODE. A SOURCE ending
+# in .in is installed with @SBINDIR@ replaced by the binary's directory.
 INSTALL_FILES = \
 	$(B)/oomctl:$(SBINDIR)/oomctl:0755 \
-	$(foreach m,$(MAN_PAGES),$(m):$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)):0644) \
+	$(foreach m,$(MAN_PAGES),$(m):$(MANDIR)/man$(patsubst .%,%,$(suffix $(m)))/$(notdir $(m)):0644) \
 	completion/oomctl.bash:$(BASHCOMPDIR)/oomctl:0644 \
-	$(B)/oomctl.service:$(SYSTEMDUNITDIR)/oomctl.service:0644 \
+	systemd/oomctl.service.in:$(SYSTEMDUNITDIR)/oomctl.service:0644 \
 	etc/oomctl.conf.example:$(DOCDIR)/examples/oomctl.conf:0644 \
 	README.md:$(DOCDIR)/README.md:0644 \
 	CHANGELOG.md:$(DOCDIR)/CHANGELOG.md:0644
 
-# The unit names the installed binary.
-$(B)/oomctl.service: systemd/oomctl.service.in FORCE
-	@mkdir -p $(@D)
-	@sed 's|@SBINDIR@|$(SBINDIR)|g' $< >$@.tmp && \
-		{ cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@; }
-
-.PHONY: install uninstall
-install: $(B)/oomctl $(B)/oomctl.service
-	@set -e; for f in $(INSTALL_FILES); do \
-		IFS=: read -r src dst mode <<<"$$f"; \
-		echo "install $$src -> $(DESTDIR)$$dst"; \
-		$(INSTALL) -D -m "$$mode" "$$src" "$(DESTDIR)$$dst"; \
+# The list is split on blanks and colons (with globbing off: set -f), and
+# SBINDIR goes into a sed replacement: refuse a directory holding any of
+# those (or | and &) rather than install to a mangled path.
+INSTALL_CHECK_DIRS = \
+	for d in "$(DESTDIR)" "$(SBINDIR)" "$(MANDIR)" "$(BASHCOMPDIR)" \
+		"$(SYSTEMDUNITDIR)" "$(DOCDIR)"; do \
+		case $$d in *[[:space:]:\|\&]*) \
+			echo "$@: directory '$$d' contains a blank, ':', '|' or '&'" >&2; exit 2;; \
+		esac; \
 	done
 
-uninstall:
-	@for f in $(INSTALL_FILES); do \
+.PHONY: install uninstall
+
+# The unit is written straight into DESTDIR (no generated file in $(B)
+# that a `sudo make install` would leave root-owned, or that two installs
+# with different PREFIXes would share).
+install: $(B)/oomctl
+	@set -efo pipefail; $(INSTALL_CHECK_DIRS); \
+	for f in $(INSTALL_FILES); do \
 		IFS=: read -r src dst mode <<<"$$f"; \
-		if [ -e "$(DESTDIR)$$dst" ]; then echo "rm $(DESTDIR)$$dst"; rm -f "$(DESTDIR)$$dst"; fi; \
+		case $$src in \
+		*.in) echo "sed @SBINDIR@=$(SBINDIR) $$src | install -m $$mode $(DESTDIR)$$dst"; \
+			sed 's|@SBINDIR@|$(SBINDIR)|g' "$$src" | \
+			$(INSTALL) -D -m "$$mode" /dev/stdin "$(DESTDIR)$$dst" ;; \
+		*) echo "install -m $$mode $$src $(DESTDIR)$$dst"; \
+			$(INSTALL) -D -m "$$mode" "$$src" "$(DESTDIR)$$dst" ;; \
+		esac; \
+	done
+
+# Shared directories (sbin, man8, ...) stay; our doc directory goes once
+# empty (rmdir refuses otherwise: something else was put there).
+uninstall:
+	@set -ef; $(INSTALL_CHECK_DIRS); \
+	for f in $(INSTALL_FILES); do \
+		IFS=: read -r src dst mode <<<"$$f"; \
+		if [ -e "$(DESTDIR)$$dst" ] || [ -L "$(DESTDIR)$$dst" ]; then \
+			echo "rm $(DESTDIR)$$dst"; rm -f "$(DESTDIR)$$dst"; \
+		fi; \
 	done; \
-	rmdir "$(DESTDIR)$(DOCDIR)/examples" "$(DESTDIR)$(DOCDIR)" 2>/dev/null || true
+	for d in "$(DESTDIR)$(DOCDIR)/examples" "$(DESTDIR)$(DOCDIR)"; do \
+		if [ -d "$$d" ] && rmdir "$$d" 2>/dev/null; then echo "rmdir $$d"; fi; \
+	done
