@@ -598,16 +598,10 @@ int detach_policy(const char *cmd, struct json_object **res)
 	*res = NULL;
 	if (need_caps(cmd, NEED_ADMIN))
 		return EXIT_FAIL;
-	err = pindir_open(&pd, false);
-	if (err == -ENOENT || (!err && !policy_present(&pd))) {
-		p_err("%s: no oomctl policy is attached (nothing pinned in %s/%s/%s)",
-		      cmd, bpffs_dir, PIN_SUBDIR, POLICY_SUBDIR);
-		goto out;
-	}
-	if (err)
+	if (open_attached(cmd, &pd, &a))
 		goto out;
 	cleanup_stale(&pd);
-	if (read_attached(&pd, &a) || list_pins(&pd, POLICY_SUBDIR, &pins, &npins))
+	if (list_pins(&pd, POLICY_SUBDIR, &pins, &npins))
 		goto out;
 	collect_ids(pins, npins, &ids);
 	/*

@@ -234,12 +234,7 @@ int do_events(int argc, char **argv)
 				 "not a decimal integer");
 	if (need_caps("events", NEED_ADMIN))
 		return EXIT_FAIL;
-	err = pindir_open(&pd, false);
-	if (err == -ENOENT || (!err && !policy_present(&pd))) {
-		p_err("events: no oomctl policy is attached (oomctl attach POLICY)");
-		goto out;
-	}
-	if (err || read_attached(&pd, &a))
+	if (open_attached("events", &pd, &a))
 		goto out;
 	rb_fd = open_pinned(&pd, "events", "map_oomctl_events");
 	c.seen_fd = rb_fd < 0 ? -1 : open_pinned(&pd, "events", "map_oomctl_events_seen");

@@ -285,12 +285,7 @@ int do_explain(int argc, char **argv)
 	if (need_caps("explain", NEED_ADMIN) ||
 	    (args.cgroup && cgroup_resolve(args.cgroup, &cg)))
 		return EXIT_FAIL;
-	err = pindir_open(&pd, false);
-	if (err == -ENOENT || (!err && !policy_present(&pd))) {
-		p_err("explain: no oomctl policy is attached (oomctl attach POLICY)");
-		goto out;
-	}
-	if (err || read_attached(&pd, &a))
+	if (open_attached("explain", &pd, &a))
 		goto out;
 	ia.memcg_id = args.cgroup ? cg.id : 0;
 	ia.totalpages = totalpages(args.cgroup ? &cg : NULL);

@@ -202,6 +202,11 @@ void rank_text(const struct oomctl_rank *r, const __u64 *runner_up,
 	       struct cgroup_map *cm, char *buf, size_t sz);
 struct json_object *rank_json(const struct oomctl_rank *r, struct cgroup_map *cm);
 
+/* state.c: the pin directory opened and locked, and the attached policy
+ * read, for commands that need one; 0, or -1 after one line.
+ */
+int open_attached(const char *cmd, struct pindir *pd, struct attached *a);
+
 /* state.c: a pinned object of the attached policy (map_X, link_X), by
  * its file name; the fd, or -1 after p_err.
  */

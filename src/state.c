@@ -89,6 +89,24 @@ int open_policy_map(const struct pindir *pd, const struct policy *want,
 	return fd;
 }
 
+/*
+ * Open the pin directory and read what is attached, for a command that
+ * needs a policy: 0, or -1 after one line (none attached, or the error).
+ */
+int open_attached(const char *cmd, struct pindir *pd, struct attached *a)
+{
+	int err = pindir_open(pd, false);
+
+	if (err == -ENOENT || (!err && !policy_present(pd))) {
+		p_err("%s: no oomctl policy is attached (nothing pinned in %s/%s/%s)",
+		      cmd, bpffs_dir, PIN_SUBDIR, POLICY_SUBDIR);
+		return -1;
+	}
+	if (err || read_attached(pd, a))
+		return -1;
+	return 0;
+}
+
 int open_pinned(const struct pindir *pd, const char *cmd, const char *file)
 {
 	char rel[256], path[PATH_MAX];
