@@ -26,10 +26,11 @@ static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
 {
 	struct oomctl_config *cfg = config();
 	__u64 from;
+	__u32 one;
 
 	if (!sc->memcg_kn ||
 	    (cfg && (cfg->flags & OOMCTL_CFG_SCOPED) &&
-	     !lookup_cgroup_up(&abort_scope, sc->memcg_kn, &from))) {
+	     !cgroup_entry(sc, &abort_scope, sc->memcg_kn, &from, &one))) {
 		r->class = OOMCTL_HEURISTIC;
 		return;
 	}

@@ -24,19 +24,24 @@ struct {
 static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
 			struct oomctl_rank *r)
 {
-	struct oomctl_config *cfg = config();
-	__u32 *entry, skip = oomctl_ineligible(task);
-	__u64 from = 0;
+	struct oomctl_config *cfg;
+	__u32 prio, skip = oomctl_ineligible(task);
+	__u64 from;
 
 	if (skip) {
 		rank_skip(r, skip);
 		return;
 	}
-	entry = lookup_cgroup_up(&cgprio_prios, task_cgroup_kn(task), &from);
+	if (!cgroup_entry(sc, &cgprio_prios, task_cgroup_kn(task), &from, &prio)) {
+		cfg = config();
+		prio = cfg ? cfg->default_prio : 0;
+	}
 	r->class = OOMCTL_CANDIDATE;
 	r->reason = OOMCTL_RULE_PRIO;
-	r->key1 = entry ? *entry : cfg ? cfg->default_prio : 0;
-	r->key2 = oomctl_badness(task, sc->totalpages);
+	r->key1 = prio;
+	/* A higher priority than the best so far loses whatever its badness. */
+	if (r->key1 <= sc->key1_bound)
+		r->key2 = oomctl_badness(task, sc->totalpages);
 	r->ref = from;
 }
 

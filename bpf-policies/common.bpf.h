@@ -82,11 +82,18 @@ static struct oomctl_rank best;	/* the SELECTed candidate */
 static __u32 best_tgid;
 static __u32 scan_candidates;
 static __u64 runner_up_key1;	/* the best other candidate's key1 */
+static __u64 scan_gen;		/* numbers the scans, see cg_memo */
 
 /* What an OOM is about, as the decision function sees it. */
 struct oomctl_scope {
 	struct kernfs_node *memcg_kn;	/* the OOMing memcg's; NULL: global */
 	__u64 totalpages;		/* oom_control.totalpages */
+	/*
+	 * A candidate whose key1 is above this cannot win: the policy may
+	 * leave its key2 at 0 (explain: ~0, every key computed).
+	 */
+	__u64 key1_bound;
+	bool memo;			/* cgroup_entry() may use its memo */
 };
 
 static __always_inline struct oomctl_state *state(void)
@@ -114,20 +121,19 @@ static __always_inline struct oomctl_config *config(void)
  */
 static __always_inline __u32 oomctl_ineligible(struct task_struct *task)
 {
-	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	struct mm_struct *mm = task->mm;
 	struct mm_struct *oom_mm;
 
 	if (!mm)
 		return OOMCTL_SKIP_NO_MM;
-	if (BPF_CORE_READ(task, signal, oom_score_adj) == OOM_SCORE_ADJ_MIN)
+	if (task->signal->oom_score_adj == OOM_SCORE_ADJ_MIN)
 		return OOMCTL_SKIP_ADJ_MIN;
-	if (BPF_CORE_READ(mm, flags) & (1UL << MMF_OOM_SKIP))
+	if (mm->flags & (1UL << MMF_OOM_SKIP))
 		return OOMCTL_SKIP_REAPED;
-	oom_mm = BPF_CORE_READ(task, signal, oom_mm);
-	if (oom_mm && (BPF_CORE_READ(oom_mm, flags) & (1UL << MMF_OOM_SKIP)))
+	oom_mm = task->signal->oom_mm;
+	if (oom_mm && (oom_mm->flags & (1UL << MMF_OOM_SKIP)))
 		return OOMCTL_SKIP_REAPED;
-	if (BPF_CORE_READ(task, vfork_done) &&
-	    BPF_CORE_READ(task, real_parent, mm) == mm)
+	if (task->vfork_done && task->real_parent->mm == mm)
 		return OOMCTL_SKIP_VFORK;
 	return 0;
 }
@@ -140,7 +146,7 @@ static __always_inline void rank_skip(struct oomctl_rank *r, __u32 why)
 
 /* get_mm_counter() is percpu_counter_read_positive() of the same counter. */
 #define mm_counter(mm, member) ({					\
-	long __v = BPF_CORE_READ(mm, rss_stat[member].count);		\
+	long __v = (mm)->rss_stat[member].count;			\
 	__v > 0 ? __v : 0;						\
 })
 
@@ -153,20 +159,20 @@ static __always_inline void rank_skip(struct oomctl_rank *r, __u32 why)
 static __always_inline long oomctl_badness(struct task_struct *task,
 					   __u64 totalpages)
 {
-	struct mm_struct *mm = BPF_CORE_READ(task, mm);
-	long adj = BPF_CORE_READ(task, signal, oom_score_adj);
+	struct mm_struct *mm = task->mm;
+	long adj = task->signal->oom_score_adj;
 	long points;
 
 	points = mm_counter(mm, MM_FILEPAGES) + mm_counter(mm, MM_ANONPAGES) +
 		 mm_counter(mm, MM_SHMEMPAGES) + mm_counter(mm, MM_SWAPENTS) +
-		 (BPF_CORE_READ(mm, pgtables_bytes.counter) >> OOMCTL_PAGE_SHIFT);
+		 (mm->pgtables_bytes.counter >> OOMCTL_PAGE_SHIFT);
 	return points + adj * (long)(totalpages / 1000);
 }
 
 /* What rss-slice ranks by, and what events and explain show. */
 static __always_inline long oomctl_rss(struct task_struct *task)
 {
-	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	struct mm_struct *mm = task->mm;
 
 	if (!mm)
 		return 0;
@@ -193,6 +199,7 @@ int BPF_PROG(oomctl_name, struct oom_control *oc)
 	struct oomctl_config *cfg = config();
 	struct oomctl_state *s = state();
 
+	scan_gen++;
 	scan_selected = false;
 	scan_aborted = false;
 	scan_candidates = 0;
@@ -215,21 +222,75 @@ static __always_inline void *lookup_cgroup_up(void *map, struct kernfs_node *kn,
 					      __u64 *from)
 {
 	for (int i = 0; i < OOMCTL_MAX_DEPTH && kn; i++) {
-		__u64 id = BPF_CORE_READ(kn, id);
+		__u64 id = kn->id;
 		void *v = bpf_map_lookup_elem(map, &id);
 
 		if (v) {
 			*from = id;
 			return v;
 		}
-		kn = BPF_CORE_READ(kn, parent);
+		kn = kn->parent;
 	}
 	return NULL;
 }
 
+/*
+ * A memo of cgroup_entry() for one OOM scan. A memcg OOM visits the tasks
+ * of a cgroup one after another and they all get the same answer: walking
+ * the tree (a hash lookup per level) once per cgroup rather than once per
+ * task is most of what cgprio and rss-slice save (make bench). An entry is
+ * good for the scan it was made in only (scan_gen, bumped by oomctl_name()
+ * at every out_of_memory()), so a map edit counts from the next OOM on, as
+ * before. Only the evaluate program uses it: scans are serialised by
+ * oom_lock, so it needs no locking; explain walks the tree every time.
+ */
+#define CG_MEMO_SLOTS	64	/* a power of two */
+
+struct cg_memo {
+	__u64 gen;
+	__u64 id;	/* the task's cgroup */
+	__u64 from;	/* the cgroup whose entry applies, 0: none */
+	__u32 value;
+};
+
+static struct cg_memo cg_memo[CG_MEMO_SLOTS];
+
+/*
+ * The u32 value of @map's entry for @kn's cgroup or its nearest ancestor
+ * with one, into *@value, and that cgroup's id into *@from; false (and 0s)
+ * if there is none.
+ */
+static __always_inline bool cgroup_entry(const struct oomctl_scope *sc,
+					 void *map, struct kernfs_node *kn,
+					 __u64 *from, __u32 *value)
+{
+	__u64 id = kn ? kn->id : 0;
+	struct cg_memo *m = NULL;
+	__u32 *v;
+
+	*from = 0;
+	if (sc->memo && id) {
+		m = &cg_memo[id & (CG_MEMO_SLOTS - 1)];
+		if (m->gen == scan_gen && m->id == id) {
+			*from = m->from;
+			*value = m->value;
+			return m->from != 0;
+		}
+	}
+	v = lookup_cgroup_up(map, kn, from);
+	*value = v ? *v : 0;
+	if (m) {
+		m->gen = scan_gen;
+		m->id = id;
+		m->from = *from;
+		m->value = *value;
+	}
+	return v;
+}
+
 static __always_inline struct kernfs_node *task_cgroup_kn(struct task_struct *task)
 {
-	return BPF_CORE_READ(task, cgroups, dfl_cgrp, kn);
+	return task->cgroups->dfl_cgrp->kn;
 }
 
 /*
@@ -244,7 +305,7 @@ static __always_inline struct kernfs_node *task_cgroup_kn(struct task_struct *ta
 SEC("tp_btf/cgroup_rmdir")						\
 int BPF_PROG(prog, struct cgroup *cgrp, const char *path)		\
 {									\
-	__u64 id = BPF_CORE_READ(cgrp, kn, id);				\
+	__u64 id = cgrp->kn->id;					\
 									\
 	bpf_map_delete_elem(&map, &id);					\
 	return 0;							\
@@ -323,7 +384,7 @@ SEC("fentry/oom_kill_process")
 int BPF_PROG(oomctl_kill, struct oom_control *oc, const char *message)
 {
 	struct oomctl_state *s = state();
-	struct task_struct *victim = BPF_CORE_READ(oc, chosen);
+	struct task_struct *victim = oc->chosen;
 	struct oomctl_victim *v;
 	struct oomctl_event *e;
 
@@ -331,8 +392,8 @@ int BPF_PROG(oomctl_kill, struct oom_control *oc, const char *message)
 		return 0;
 	v = &s->last_victim;
 	v->seq = __sync_add_and_fetch(&s->stats.kills, 1);
-	v->pid = BPF_CORE_READ(victim, tgid);
-	v->cgroup_id = BPF_CORE_READ(victim, cgroups, dfl_cgrp, kn, id);
+	v->pid = victim->tgid;
+	v->cgroup_id = task_cgroup_kn(victim)->id;
 	BPF_CORE_READ_STR_INTO(&v->comm, victim, comm);
 	bpf_probe_read_kernel_str(v->policy_name, sizeof(v->policy_name),
 				  oc->policy_name);
@@ -374,8 +435,10 @@ static __always_inline int oomctl_evaluate(struct task_struct *task,
 					   struct oom_control *oc)
 {
 	struct oomctl_scope sc = {
-		.memcg_kn = BPF_CORE_READ(oc, memcg, css.cgroup, kn),
-		.totalpages = BPF_CORE_READ(oc, totalpages),
+		.memcg_kn = oc->memcg ? oc->memcg->css.cgroup->kn : NULL,
+		.totalpages = oc->totalpages,
+		.key1_bound = scan_selected ? best.key1 : ~0ULL,
+		.memo = true,
 	};
 	struct oomctl_rank r = {};
 
@@ -397,7 +460,7 @@ static __always_inline int oomctl_evaluate(struct task_struct *task,
 	if (scan_selected && best.key1 < runner_up_key1)
 		runner_up_key1 = best.key1;
 	best = r;
-	best_tgid = BPF_CORE_READ(task, tgid);
+	best_tgid = task->tgid;
 	return oomctl_select();
 }
 
@@ -423,7 +486,7 @@ int oomctl_explain(struct bpf_iter__task *ctx)
 	struct task_struct *task = ctx->task;
 	struct oomctl_explain_args *a;
 	struct oomctl_explain_rec rec = {};
-	struct oomctl_scope sc = {};
+	struct oomctl_scope sc = { .key1_bound = ~0ULL };
 	struct kernfs_node *kn;
 	struct mm_struct *oom_mm;
 	__u32 zero = 0, skip;
@@ -434,27 +497,27 @@ int oomctl_explain(struct bpf_iter__task *ctx)
 	if (!a)
 		return 0;
 	kn = task_cgroup_kn(task);
-	rec.cgroup_id = BPF_CORE_READ(kn, id);
+	rec.cgroup_id = kn->id;
 	/* A memcg OOM scans the memcg's tasks: find it among the ancestors. */
 	for (int i = 0; i < OOMCTL_MAX_DEPTH && kn && a->memcg_id; i++) {
-		if (BPF_CORE_READ(kn, id) == a->memcg_id) {
+		if (kn->id == a->memcg_id) {
 			sc.memcg_kn = kn;
 			break;
 		}
-		kn = BPF_CORE_READ(kn, parent);
+		kn = kn->parent;
 	}
 	if (a->memcg_id && !sc.memcg_kn)
 		return 0;
 	sc.totalpages = a->totalpages;
 
 	rec.pid = task->tgid;
-	rec.oom_score_adj = BPF_CORE_READ(task, signal, oom_score_adj);
+	rec.oom_score_adj = task->signal->oom_score_adj;
 	rec.rss_pages = oomctl_rss(task);
 	BPF_CORE_READ_STR_INTO(&rec.comm, task, comm);
-	oom_mm = BPF_CORE_READ(task, signal, oom_mm);
+	oom_mm = task->signal->oom_mm;
 	if ((task->flags & PF_KTHREAD_FLAG) || task->tgid == 1)
 		rank_skip(&rec.rank, OOMCTL_SKIP_UNKILLABLE);
-	else if (oom_mm && !(BPF_CORE_READ(oom_mm, flags) & (1UL << MMF_OOM_SKIP)))
+	else if (oom_mm && !(oom_mm->flags & (1UL << MMF_OOM_SKIP)))
 		rank_skip(&rec.rank, OOMCTL_SKIP_VICTIM);
 	else if ((skip = oomctl_ineligible(task)))
 		rank_skip(&rec.rank, skip);

@@ -22,7 +22,7 @@ struct {
 static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
 			struct oomctl_rank *r)
 {
-	__u32 tgid = BPF_CORE_READ(task, tgid);
+	__u32 tgid = task->tgid;
 
 	if (!bpf_map_lookup_elem(&pid_targets, &tgid) || oomctl_ineligible(task)) {
 		r->class = OOMCTL_HEURISTIC;
@@ -45,9 +45,9 @@ int BPF_PROG(pid_exit, struct task_struct *task)
 {
 	__u32 tgid;
 
-	if (BPF_CORE_READ(task, signal, live.counter) != 0)
+	if (task->signal->live.counter != 0)
 		return 0;
-	tgid = BPF_CORE_READ(task, tgid);
+	tgid = task->tgid;
 	bpf_map_delete_elem(&pid_targets, &tgid);
 	return 0;
 }

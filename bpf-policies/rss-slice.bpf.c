@@ -24,10 +24,10 @@ struct {
 static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
 			struct oomctl_rank *r)
 {
-	__u64 slice = 0;
-	__u32 skip;
+	__u64 slice;
+	__u32 skip, one;
 
-	if (!lookup_cgroup_up(&rss_slices, task_cgroup_kn(task), &slice)) {
+	if (!cgroup_entry(sc, &rss_slices, task_cgroup_kn(task), &slice, &one)) {
 		r->class = OOMCTL_HEURISTIC;
 		return;
 	}
