@@ -30,6 +30,8 @@ OOMCTL_VM_GLOBAL_TESTS :=
 -include kernel/selftest.mk
 # make install / make uninstall (PREFIX, DESTDIR).
 -include install.mk
+# make bench: what a policy costs the OOM path and oomctl costs a script.
+-include tests/bench/bench.mk
 
 # Every tests/tools/*.c is a test tool; oomtest-load has its own rule.
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(B)/tests/%,$(wildcard tests/tools/*.c))

@@ -1,0 +1,23 @@
+# make bench: what a BPF policy costs the OOM path, and what oomctl costs a
+# script (tests/bench/run-in-vm says how). Included by the top-level Makefile, which
+# provides B, CLANG, BPFTOOL, LLVM_STRIP, CFLAGS, LIBBPF_*, OOMCTL_TARGETS,
+# `all` and $(B)/vmlinux.h.
+
+BENCH_BPF_CFLAGS := -target bpf -g -O2 -Wall -D__TARGET_ARCH_x86 -I$(B) -Itests/bench
+
+$(B)/bench/oom_timing.bpf.o: tests/bench/oom_timing.bpf.c tests/bench/oom_timing.h $(B)/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BENCH_BPF_CFLAGS) -c $< -o $@
+
+$(B)/bench/oom_timing.skel.h: $(B)/bench/oom_timing.bpf.o
+	$(LLVM_STRIP) -g $< -o $(B)/bench/oom_timing.stripped.o
+	$(BPFTOOL) gen skeleton $(B)/bench/oom_timing.stripped.o name oom_timing_bpf > $@
+
+$(B)/bench/oom-timing: tests/bench/oom-timing.c tests/bench/oom_timing.h $(B)/bench/oom_timing.skel.h
+	$(CC) $(CFLAGS) -I$(B)/bench -Itests/bench $(LIBBPF_CFLAGS) -o $@ $< $(LIBBPF_LIBS)
+
+# Runs the VM (about 10 min under TCG); the table goes to stdout and to
+# tests/bench/results.md, the raw samples to $(B)/bench/raw.txt.
+.PHONY: bench
+bench: all $(B)/bench/oom-timing
+	@tests/bench/bench
