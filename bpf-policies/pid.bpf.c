@@ -15,9 +15,11 @@ struct {
 
 /*
  * Unlisted tasks compete by the heuristic until a listed one is SELECTed;
- * after that the kernel ignores them anyway. A listed task the kernel could
- * not kill is left to the heuristic too (which skips it): the policy never
- * aborts and never leaves an OOM without a victim because of its list.
+ * after that the kernel ignores them anyway (and pid_eval() answers NEXT
+ * for them from the start when a listed one is sure to come). A listed task
+ * the kernel could not kill is left to the heuristic too (which skips it):
+ * the policy never aborts, and its list leaves an OOM without a victim only
+ * in the race described at listed_offered.
  */
 static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
 			struct oomctl_rank *r)
@@ -33,7 +35,89 @@ static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
 	r->key2 = oomctl_badness(task, sc->totalpages);
 }
 
-OOMCTL_EVALUATE(pid_eval);
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
+extern void bpf_task_release(struct task_struct *p) __ksym;
+
+/*
+ * Will this scan offer a listed process the policy SELECTs? Then no unlisted
+ * task can be the victim, and answering NEXT for them spares the kernel its
+ * heuristic for each: without this, pid cost the hook plus the heuristic for
+ * every task scanned before the listed one (make bench). Asked at the scan's
+ * first task, when oc->constraint is known, with the checks the kernel makes
+ * before offering a task (init, kernel threads, outside the OOMing memcg)
+ * and the policy's own (oomctl_ineligible()). A cpuset or mempolicy OOM
+ * offers only some tasks, which a program cannot tell: those keep the
+ * heuristic. Should the listed process exit or turn ineligible in the
+ * moment between this check and its turn, the scan finds no victim: a memcg
+ * charge is retried and the next OOM decides without it, a global OOM is
+ * rescanned by the kernel heuristic (the series' fallback).
+ */
+static __u64 listed_gen;	/* the scan_gen listed_offered is for */
+static bool listed_offered;
+
+struct listed_ctx {
+	struct kernfs_node *memcg_kn;	/* NULL: a global OOM */
+	bool found;
+};
+
+static __always_inline bool in_cgroup(struct task_struct *t, struct kernfs_node *kn)
+{
+	struct kernfs_node *cur = task_cgroup_kn(t);
+
+	for (int i = 0; i < OOMCTL_MAX_DEPTH && cur; i++) {
+		if (cur == kn)
+			return true;
+		cur = cur->parent;
+	}
+	return false;
+}
+
+static long find_offered(struct bpf_map *map, __u32 *tgid, __u32 *one,
+			 struct listed_ctx *c)
+{
+	struct task_struct *t = bpf_task_from_pid(*tgid);
+
+	if (!t)
+		return 0;
+	if (!(t->flags & PF_KTHREAD_FLAG) && t->tgid != 1 &&
+	    !oomctl_ineligible(t) && (!c->memcg_kn || in_cgroup(t, c->memcg_kn)))
+		c->found = true;
+	bpf_task_release(t);
+	return c->found;	/* 1 stops the walk */
+}
+
+static __always_inline bool listed_will_be_offered(struct oom_control *oc)
+{
+	struct listed_ctx c = {};
+
+	switch (oc->constraint) {
+	case CONSTRAINT_MEMCG:
+		c.memcg_kn = oc->memcg->css.cgroup->kn;
+		if (!c.memcg_kn)
+			return false;
+		break;
+	case CONSTRAINT_NONE:
+		break;
+	default:
+		return false;
+	}
+	bpf_for_each_map_elem(&pid_targets, find_offered, &c, 0);
+	return c.found;
+}
+
+SEC("fmod_ret/bpf_oom_evaluate_task")
+int BPF_PROG(pid_eval, struct task_struct *task, struct oom_control *oc)
+{
+	__u32 tgid = task->tgid;
+
+	if (listed_gen != scan_gen) {
+		listed_gen = scan_gen;
+		listed_offered = listed_will_be_offered(oc);
+	}
+	if (listed_offered && !bpf_map_lookup_elem(&pid_targets, &tgid))
+		return BPF_EVAL_NEXT;
+	return oomctl_evaluate(task, oc);
+}
 
 /*
  * Forget a process once its whole thread group has exited (do_exit() has

@@ -26,25 +26,12 @@
 #include <bpf/bpf.h>
 #include "oom_timing.h"
 #include "oom_timing.skel.h"
+#include "../tools/cgroup_id.h"
 
 static int usage(void)
 {
 	fprintf(stderr, "usage: oom-timing attach DIR CGROUP | noop DIR | read DIR\n");
 	return 2;
-}
-
-static int cgroup_id(const char *path, __u64 *id)
-{
-	struct {
-		struct file_handle fh;
-		__u64 id;
-	} h = { .fh.handle_bytes = sizeof(__u64) };
-	int mount_id;
-
-	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0))
-		return -1;
-	*id = h.id;
-	return 0;
 }
 
 static int pin(const char *dir, const char *name, int (*fn)(void *, const char *),

@@ -20,20 +20,7 @@
 #include <bpf/bpf.h>
 #include "oom_test.h"
 #include "oom_test.skel.h"
-
-static int cgroup_id(const char *path, __u64 *id)
-{
-	struct {
-		struct file_handle fh;
-		__u64 id;
-	} h = { .fh.handle_bytes = sizeof(__u64) };
-	int mount_id;
-
-	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0))
-		return -1;
-	*id = h.id;
-	return 0;
-}
+#include "cgroup_id.h"
 
 static int parse_mode(const char *s)
 {
