@@ -294,6 +294,21 @@ static __always_inline struct kernfs_node *task_cgroup_kn(struct task_struct *ta
 }
 
 /*
+ * @kn itself or its ancestor whose cgroup id is @id, or NULL: is a cgroup
+ * inside the subtree (an OOMing memcg's, say) of cgroup @id?
+ */
+static __always_inline struct kernfs_node *cgroup_within(struct kernfs_node *kn,
+							 __u64 id)
+{
+	for (int i = 0; i < OOMCTL_MAX_DEPTH && kn; i++) {
+		if (kn->id == id)
+			return kn;
+		kn = kn->parent;
+	}
+	return NULL;
+}
+
+/*
  * OOMCTL_FORGET_REMOVED_CGROUPS(prog, map) defines a program that deletes a
  * cgroup's entry from @map when the cgroup is removed, so that a map keyed
  * by cgroup id holds live cgroups only and never fills with history. Ids
@@ -499,15 +514,11 @@ int oomctl_explain(struct bpf_iter__task *ctx)
 	kn = task_cgroup_kn(task);
 	rec.cgroup_id = kn->id;
 	/* A memcg OOM scans the memcg's tasks: find it among the ancestors. */
-	for (int i = 0; i < OOMCTL_MAX_DEPTH && kn && a->memcg_id; i++) {
-		if (kn->id == a->memcg_id) {
-			sc.memcg_kn = kn;
-			break;
-		}
-		kn = kn->parent;
+	if (a->memcg_id) {
+		sc.memcg_kn = cgroup_within(kn, a->memcg_id);
+		if (!sc.memcg_kn)
+			return 0;
 	}
-	if (a->memcg_id && !sc.memcg_kn)
-		return 0;
 	sc.totalpages = a->totalpages;
 
 	rec.pid = task->tgid;

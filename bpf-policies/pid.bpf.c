@@ -56,21 +56,9 @@ static __u64 listed_gen;	/* the scan_gen listed_offered is for */
 static bool listed_offered;
 
 struct listed_ctx {
-	struct kernfs_node *memcg_kn;	/* NULL: a global OOM */
+	__u64 memcg_id;		/* the OOMing memcg's cgroup id; 0: global */
 	bool found;
 };
-
-static __always_inline bool in_cgroup(struct task_struct *t, struct kernfs_node *kn)
-{
-	struct kernfs_node *cur = task_cgroup_kn(t);
-
-	for (int i = 0; i < OOMCTL_MAX_DEPTH && cur; i++) {
-		if (cur == kn)
-			return true;
-		cur = cur->parent;
-	}
-	return false;
-}
 
 static long find_offered(struct bpf_map *map, __u32 *tgid, __u32 *one,
 			 struct listed_ctx *c)
@@ -80,7 +68,8 @@ static long find_offered(struct bpf_map *map, __u32 *tgid, __u32 *one,
 	if (!t)
 		return 0;
 	if (!(t->flags & PF_KTHREAD_FLAG) && t->tgid != 1 &&
-	    !oomctl_ineligible(t) && (!c->memcg_kn || in_cgroup(t, c->memcg_kn)))
+	    !oomctl_ineligible(t) &&
+	    (!c->memcg_id || cgroup_within(task_cgroup_kn(t), c->memcg_id)))
 		c->found = true;
 	bpf_task_release(t);
 	return c->found;	/* 1 stops the walk */
@@ -92,8 +81,8 @@ static __always_inline bool listed_will_be_offered(struct oom_control *oc)
 
 	switch (oc->constraint) {
 	case CONSTRAINT_MEMCG:
-		c.memcg_kn = oc->memcg->css.cgroup->kn;
-		if (!c.memcg_kn)
+		c.memcg_id = oc->memcg->css.cgroup->kn->id;
+		if (!c.memcg_id)
 			return false;
 		break;
 	case CONSTRAINT_NONE:
