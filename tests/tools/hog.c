@@ -5,7 +5,7 @@
  *   hog [--adj N] [--ready FILE] [--hold] MB
  *
  * Sets its oom_score_adj (the VM harness runs at -1000 and children inherit
- * it), touches MB megabytes one page at a time, creates FILE once all of it
+ * it), locks its code in memory, touches MB megabytes one page at a time, creates FILE once all of it
  * is resident, then exits 0, or with --hold sleeps until killed.
  */
 #include <errno.h>
@@ -59,6 +59,21 @@ int main(int argc, char **argv)
 
 	if (set_oom_score_adj("hog", adj))
 		return 1;
+
+	/*
+	 * Lock what is mapped now (this program, libc, the stack) so that the
+	 * hog never waits on the test VM's 9p root once it allocates. 9p
+	 * requests allocate with GFP_NOFS, and a GFP_NOFS allocation never
+	 * invokes the global OOM killer: it retries until another allocation
+	 * does. A hog refaulting its own code from 9p in a global OOM sat in
+	 * that loop instead of causing the OOM (seen in the 256M VM: both vCPUs
+	 * in 9p's GFP_NOFS reclaim for minutes, until a kthread's GFP_KERNEL
+	 * allocation gave up). What the hog maps from here on is not locked.
+	 */
+	if (mlockall(MCL_CURRENT)) {
+		perror("hog: mlockall");
+		return 1;
+	}
 
 	/*
 	 * One mebibyte at a time: a single mapping larger than RAM would be
