@@ -12,6 +12,8 @@ packages=(
 	clang llvm libbpf-dev bpftool pkg-config zlib1g-dev libjson-c-dev
 	# the VM and the tests
 	qemu-system-x86 bats jq util-linux procps bash-completion
+	# a hung guest's vCPU stacks, read through QEMU's gdbstub (tests/vm/stacks)
+	gdb
 	# the series' BPF selftest (make selftest): the selftests' Makefile copies with rsync
 	rsync
 	# man page lint

@@ -83,10 +83,24 @@ setup() {
 	rm -rf "$(dirname "$log")"
 }
 
-@test "vm: a hung guest is killed at the timeout" {
+@test "vm: a hung guest is killed at the timeout, its vCPUs' stacks printed and kept" {
 	run "$TOP/tests/vm/run" --timeout 40 -- sleep 1000
 	[ "$status" -eq 1 ]
 	[[ $output == *"did not finish within 40s"* ]]
+	# Both vCPUs idle while the guest sleeps: each named, with a backtrace.
+	[[ $output == *"vCPU 0: swapper/0 (pid 0)"* ]]
+	[[ $output == *"vCPU 1: swapper/1 (pid 0)"* ]]
+	stacks=$(sed -n 's/.*all of them in \(.*\); killed$/\1/p' <<<"$output")
+	grep -qE '^#[0-9]+ .*idle' "$stacks"
+	rm -rf "$(dirname "$stacks")"
+}
+
+@test "vm: stacks without a gdbstub socket is one clear error" {
+	run "$TOP/tests/vm/stacks" /nonexistent/gdb.sock
+	[ "$status" -eq 1 ]
+	[[ $output == "stacks: no gdbstub socket at /nonexistent/gdb.sock" ]]
+	run "$TOP/tests/vm/stacks"
+	[ "$status" -eq 2 ]
 }
 
 @test "vm: a kernel warning fails the run even when the command succeeds" {
