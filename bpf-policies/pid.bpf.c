@@ -19,7 +19,7 @@ struct {
  * for them from the start when a listed one is sure to come). A listed task
  * the kernel could not kill is left to the heuristic too (which skips it):
  * the policy never aborts, and its list leaves an OOM without a victim only
- * in the race described at listed_offered.
+ * in the race described at enum listed_state.
  */
 static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
 			struct oomctl_rank *r)
@@ -42,18 +42,27 @@ extern void bpf_task_release(struct task_struct *p) __ksym;
  * Will this scan offer a listed process the policy SELECTs? Then no unlisted
  * task can be the victim, and answering NEXT for them spares the kernel its
  * heuristic for each: without this, pid cost the hook plus the heuristic for
- * every task scanned before the listed one (make bench). Asked at the scan's
- * first task, when oc->constraint is known, with the checks the kernel makes
- * before offering a task (init, kernel threads, outside the OOMing memcg)
- * and the policy's own (oomctl_ineligible()). A cpuset or mempolicy OOM
- * offers only some tasks, which a program cannot tell: those keep the
- * heuristic. Should the listed process exit or turn ineligible in the
- * moment between this check and its turn, the scan finds no victim: a memcg
- * charge is retried and the next OOM decides without it, a global OOM is
- * rescanned by the kernel heuristic (the series' fallback).
+ * every task scanned before the listed one (make bench). And when none will
+ * be offered (nothing listed in the OOMing cgroup, the common case), every
+ * task is the heuristic's at once, without a look-up each. Asked at the
+ * scan's first task, when oc->constraint is known, with the checks the
+ * kernel makes before offering a task (init, kernel threads, outside the
+ * OOMing memcg) and the policy's own (oomctl_ineligible()). A cpuset or
+ * mempolicy OOM offers only some tasks, which a program cannot tell: there
+ * each task is asked. Should the listed process exit or turn ineligible in
+ * the moment between this check and its turn, the scan finds no victim: a
+ * memcg charge is retried and the next OOM decides without it, a global OOM
+ * is rescanned by the kernel heuristic (the series' fallback). A process
+ * listed, or turning eligible, after the check counts from the next OOM.
  */
-static __u64 listed_gen;	/* the scan_gen listed_offered is for */
-static bool listed_offered;
+enum listed_state {
+	LISTED_ASK_EACH,	/* cpuset or mempolicy OOM: task by task */
+	LISTED_OFFERED,		/* a listed process will be offered */
+	LISTED_NONE,		/* none will be: all to the heuristic */
+};
+
+static __u64 listed_gen;	/* the scan_gen listed is for */
+static enum listed_state listed;
 
 struct listed_ctx {
 	__u64 memcg_id;		/* the OOMing memcg's cgroup id; 0: global */
@@ -75,7 +84,7 @@ static long find_offered(struct bpf_map *map, __u32 *tgid, __u32 *one,
 	return c->found;	/* 1 stops the walk */
 }
 
-static __always_inline bool listed_will_be_offered(struct oom_control *oc)
+static __always_inline enum listed_state listed_check(struct oom_control *oc)
 {
 	struct listed_ctx c = {};
 
@@ -83,15 +92,15 @@ static __always_inline bool listed_will_be_offered(struct oom_control *oc)
 	case CONSTRAINT_MEMCG:
 		c.memcg_id = oc->memcg->css.cgroup->kn->id;
 		if (!c.memcg_id)
-			return false;
+			return LISTED_ASK_EACH;
 		break;
 	case CONSTRAINT_NONE:
 		break;
 	default:
-		return false;
+		return LISTED_ASK_EACH;
 	}
 	bpf_for_each_map_elem(&pid_targets, find_offered, &c, 0);
-	return c.found;
+	return c.found ? LISTED_OFFERED : LISTED_NONE;
 }
 
 SEC("fmod_ret/bpf_oom_evaluate_task")
@@ -101,9 +110,12 @@ int BPF_PROG(pid_eval, struct task_struct *task, struct oom_control *oc)
 
 	if (listed_gen != scan_gen) {
 		listed_gen = scan_gen;
-		listed_offered = listed_will_be_offered(oc);
+		listed = listed_check(oc);
 	}
-	if (listed_offered && !bpf_map_lookup_elem(&pid_targets, &tgid))
+	if (listed == LISTED_NONE)
+		return NO_BPF_POLICY;
+	if (listed == LISTED_OFFERED &&
+	    !bpf_map_lookup_elem(&pid_targets, &tgid))
 		return BPF_EVAL_NEXT;
 	return oomctl_evaluate(task, oc);
 }
