@@ -5,8 +5,9 @@
  *   hog [--adj N] [--ready FILE] [--hold] MB
  *
  * Sets its oom_score_adj (the VM harness runs at -1000 and children inherit
- * it), locks its code in memory, touches MB megabytes one page at a time, creates FILE once all of it
- * is resident, then exits 0, or with --hold sleeps until killed.
+ * it), locks its code in memory, touches MB megabytes one page at a time,
+ * creates FILE once all of it is resident, then exits 0, or with --hold
+ * sleeps until killed.
  */
 #include <errno.h>
 #include <fcntl.h>
