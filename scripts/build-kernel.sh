@@ -13,6 +13,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "build-kernel: $*" >&2; exit 1; }
+# shellcheck source=series.bash
 . "$top/scripts/series.bash"
 
 # Everything that changes the result goes into the key. Bump `recipe` when a
@@ -91,5 +92,6 @@ rm -rf "$out"
 mv "$work" "$out"
 
 # Keep the two newest kernels; older ones are only disk.
+# shellcheck disable=SC2010 # our own names, kernel-<hex>[.tmp]: no blank or newline
 ls -1dt "$cache"/kernel-* 2>/dev/null | grep -v '\.tmp$' | tail -n +3 | xargs -r rm -rf
 echo "$out"

@@ -29,6 +29,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "build-selftest: $*" >&2; exit 1; }
+# shellcheck source=series.bash
 . "$top/scripts/series.bash"
 
 # The kernel's key already covers the series, the config and the kernel's
@@ -133,5 +134,6 @@ rm -rf "$out"
 mv "$work" "$out"
 
 # Keep the two newest builds; older ones are only disk.
+# shellcheck disable=SC2010 # our own names, selftest-<hex>[.tmp]: no blank or newline
 ls -1dt "$cache"/selftest-* 2>/dev/null | grep -v '\.tmp$' | tail -n +3 | xargs -r rm -rf
 echo "$out"

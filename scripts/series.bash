@@ -1,9 +1,12 @@
 # Sourced by scripts/build-kernel.sh and scripts/build-selftest.sh: where the
 # kernel source and the cache are, the series' patches, and the steps both
 # take to get a patched tree. The caller defines die() and sets $top.
+: "${top:?set by the script that sources this file}"
 
 tarball=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+# shellcheck disable=SC2034 # read by the scripts that source this file
 cache=${OOMCTL_CACHE:-$HOME/.cache/oomctl}
+# shellcheck disable=SC2034 # read by the scripts that source this file
 jobs=${JOBS:-$(($(nproc) + 1))}
 
 [[ -r $tarball ]] ||

@@ -128,7 +128,7 @@ STUB
 	# The built binary's list and the completion's agree.
 	want=$("$TOP/build/oomctl" -j list | jq -r '.[].name')
 	[ -n "$want" ]
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # one word a policy name: split on purpose
 	completes "oomctl attach " $want help
 	# What oomctl lists is what is offered.
 	stub_oomctl

@@ -53,6 +53,7 @@ start_hog() {
 	shift 2
 	(echo "$BASHPID" >"$cg/cgroup.procs" && exec "$HOG" "$@" "$mb") \
 		>>"$BATS_TEST_TMPDIR/hog.log" 2>&1 3>&- &
+	# shellcheck disable=SC2034 # the result, read by the bats files
 	HOG_PID=$!
 }
 
@@ -65,8 +66,10 @@ is_alive() { ! is_gone "$1"; }
 # Not for $(...): a subshell cannot wait for its parent's children.
 reap() {
 	wait_for "${2:-120}" is_gone "$1" || return 1
-	REAPED=0
-	wait "$1" || REAPED=$?
+	local rc=0
+	wait "$1" || rc=$?
+	# shellcheck disable=SC2034 # the result, read by the bats files
+	REAPED=$rc
 }
 
 # load_policy [oomtest-load options] — attach tests/bpf/oom_test.bpf.c and

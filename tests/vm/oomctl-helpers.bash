@@ -55,4 +55,5 @@ oomctl_teardown() {
 }
 
 # status's warning threshold, from the header the policies share.
+# shellcheck disable=SC2034 # read by the bats files
 OOMCTL_FAIL_WARN=$(awk '$2 == "OOMCTL_FAIL_WARN" { print $3 }' "$TOP/bpf-policies/oomctl.h")

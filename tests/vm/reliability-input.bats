@@ -142,7 +142,7 @@ path_cases() {
 	)
 	for p in "${!why[@]}"; do
 		if [[ -n $CONF_LINE ]]; then
-			# shellcheck disable=SC2059
+			# shellcheck disable=SC2059 # CONF_LINE is a format: the path goes in its %s
 			bad 1 "${why[$p]}" apply "$(conf "$CONF_HEAD" "$(printf "$CONF_LINE" "$p")")"
 		else
 			bad 1 "${why[$p]}" "$@" "$p" "${AFTER[@]}"
