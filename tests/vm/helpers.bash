@@ -23,6 +23,9 @@ wait_for() {
 	done
 }
 
+# file_is FILE VALUE — does FILE hold VALUE? For wait_for: read at each try.
+file_is() { [[ $(cat "$1" 2>/dev/null) == "$2" ]]; }
+
 cg_write() { echo "$3" >"$1/$2"; }                         # CG FILE VALUE
 cg_read_key() { awk -v k="$3" '$1 == k { print $2 }' "$1/$2"; } # CG FILE KEY
 cg_key_at_least() { (($(cg_read_key "$1" "$2" "$3") >= $4)); }  # CG FILE KEY N
@@ -57,9 +60,17 @@ start_hog() {
 	HOG_PID=$!
 }
 
-# A process that is gone or a zombie has been killed or has exited.
-is_gone() { [[ ! -e /proc/$1 ]] || [[ $(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) == Z ]]; }
-is_alive() { ! is_gone "$1"; }
+# A process that is gone or a zombie has been killed or has exited. What is
+# not a pid (a variable left empty) is neither gone nor alive: status 2.
+is_gone() {
+	[[ $1 =~ ^[1-9][0-9]*$ ]] || { echo "is_gone: '$1' is not a pid" >&2; return 2; }
+	[[ ! -e /proc/$1 ]] || [[ $(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) == Z ]]
+}
+is_alive() {
+	local rc=0
+	is_gone "$1" || rc=$?
+	((rc == 1))
+}
 
 # reap PID [SECONDS] — wait, bounded, for a background child of this shell
 # to end, and leave its exit status in REAPED (137: killed by SIGKILL).

@@ -21,6 +21,24 @@ status_is() { [[ $(status_field "$1") == "$2" ]]; }
 
 # Links on bpf_oom_evaluate_task (fmod_ret, "modify_return"), per bpftool.
 eval_links() { bpftool -j link show | jq '[.[] | select(.attach_type == "modify_return")] | length'; }
+# eval_links_are N — for wait_for.
+eval_links_are() { [ "$(eval_links)" = "$1" ]; }
+
+# bpf_gone KIND ID — bpftool finds no KIND (link, prog, map) of that id:
+# it fails, saying so (not for another reason).
+bpf_gone() {
+	local out rc=0
+	out=$(bpftool "$1" show id "$2" 2>&1) || rc=$?
+	echo "bpftool $1 show id $2: exit $rc: $out"
+	((rc != 0)) && [[ $out == "Error: "*"$2"*": No such file or directory" ]]
+}
+
+# bpf_named KIND REGEX — how many KINDs (prog, map) bpftool lists whose name
+# matches REGEX.
+bpf_named() {
+	bpftool -j "$1" show >"$BATS_TEST_TMPDIR/bpf_named.json"
+	jq --arg re "$2" '[.[] | select(.name // "" | test($re))] | length' "$BATS_TEST_TMPDIR/bpf_named.json"
+}
 
 # Two children of $CG, in scan order a then b, under a 16M limit.
 two_children() {
