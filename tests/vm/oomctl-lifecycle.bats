@@ -3,6 +3,7 @@
 
 load helpers
 load oomctl-helpers
+bats_require_minimum_version 1.5.0
 
 setup() {
 	cg_setup
@@ -45,12 +46,14 @@ teardown() {
 	kill "$WATCH_PID"
 	wait "$WATCH_PID" || true
 	unset WATCH_PID
-	(($(wc -l <"$BATS_TEST_TMPDIR/samples") > 3))
-	! grep -qx 0 "$BATS_TEST_TMPDIR/samples"
+	# Enough samples, each a count; none 0 (grep: 1 is no match, 2 an error).
+	(($(grep -cxE '[0-9]+' "$BATS_TEST_TMPDIR/samples") > 3))
+	run -1 grep -qx 0 "$BATS_TEST_TMPDIR/samples"
 	[ "$(eval_links)" = 1 ]
 	[ "$(status_field .policy)" = pid ]
+	[ -n "$old" ]
 	for id in $old; do
-		! bpftool link show id "$id" 2>/dev/null
+		wait_for 10 bpf_gone link "$id"
 	done
 	ls "$PINS" >"$BATS_TEST_TMPDIR/ls"
 	[ "$(cat "$BATS_TEST_TMPDIR/ls")" = policy ]
@@ -102,12 +105,18 @@ teardown() {
 	links=$(jq -r '[.links[].id] | join(" ")' "$BATS_TEST_TMPDIR/status.json")
 	progs=$(jq -r '[.links[].prog_id] | join(" ")' "$BATS_TEST_TMPDIR/status.json")
 	maps=$(jq -r '[.maps[].id] | join(" ")' "$BATS_TEST_TMPDIR/status.json")
+	[ -n "$links" ]
+	[ -n "$progs" ]
+	[ -n "$maps" ]
+	[ "$(bpf_named prog '^(cgprio|oomctl)_')" -gt 0 ]
+	[ "$(bpf_named map '^(cgprio|oomctl)_')" -gt 0 ]
 	"$OOMCTL" detach
-	for id in $links; do ! bpftool link show id "$id" 2>/dev/null; done
-	for id in $progs; do ! bpftool prog show id "$id" 2>/dev/null; done
-	for id in $maps; do ! bpftool map show id "$id" 2>/dev/null; done
-	! bpftool prog show | grep -E "cgprio_|oomctl_"
-	! bpftool map show | grep -E "cgprio_|oomctl_"
+	# detach returns once every id it unpinned is gone.
+	for id in $links; do bpf_gone link "$id"; done
+	for id in $progs; do bpf_gone prog "$id"; done
+	for id in $maps; do bpf_gone map "$id"; done
+	[ "$(bpf_named prog '^(cgprio|oomctl)_')" = 0 ]
+	[ "$(bpf_named map '^(cgprio|oomctl)_')" = 0 ]
 	[ "$(eval_links)" = 0 ]
 	[ ! -e "$PINS/policy" ]
 	run "$OOMCTL" detach
@@ -117,12 +126,23 @@ teardown() {
 
 @test "detach fails loudly when something else still holds the link" {
 	"$OOMCTL" attach pid
+	link=$(status_field '.links[] | select(.prog_name == "pid_eval") | .id')
+	prog=$(status_field '.links[] | select(.prog_name == "pid_eval") | .prog_id')
+	[[ $link =~ ^[0-9]+$ && $prog =~ ^[0-9]+$ ]]
 	bpftool link pin pinned "$PINS/policy/link_pid_eval" /sys/fs/bpf/held
 	run "$OOMCTL" detach
 	[ "$status" -eq 1 ]
-	[[ $output == *"link"*"still exists"*"stays attached"* ]]
+	[ "$output" = "oomctl: detach: link $link still exists after unpinning: another process or pin holds it, so the policy stays attached until it is released" ]
+	# It does: the same link, with the same program, on the hook, seen by
+	# oomctl as a foreign program now that its pins are gone.
+	[ "$(eval_links)" = 1 ]
+	[ "$(bpftool -j link show id "$link" | jq -r '"\(.prog_id) \(.attach_type)"')" = "$prog modify_return" ]
+	[ "$(bpftool -j prog show id "$prog" | jq -r .name)" = pid_eval ]
+	[ "$(status_field '.foreign | map("\(.hook) \(.link_id) \(.prog_id) \(.prog_name)") | join(",")')" = \
+		"bpf_oom_evaluate_task $link $prog pid_eval" ]
 	rm /sys/fs/bpf/held
-	wait_for 10 test "$(eval_links)" = 0
+	wait_for 10 eval_links_are 0
+	wait_for 10 bpf_gone link "$link"
 }
 
 @test "the pin directory must be root's, 0700, not a symlink, on bpffs" {
@@ -132,7 +152,8 @@ teardown() {
 	[[ $output == *"mode 0755, not 0700"* ]]
 	rmdir "$PINS"
 	mkdir /sys/fs/bpf/elsewhere
-	ln -s /sys/fs/bpf/elsewhere "$PINS" 2>/dev/null || skip "bpffs has no symlinks"
+	ln -sT /sys/fs/bpf/elsewhere "$PINS"
+	[ -L "$PINS" ]
 	run "$OOMCTL" attach cgprio
 	[ "$status" -eq 1 ]
 	[[ $output == *"symlink"* ]]
@@ -153,9 +174,12 @@ teardown() {
 @test "a run killed while staging leaves no half policy: the next run releases it" {
 	mkdir -m 0700 "$PINS" "$PINS/staging-99999"
 	bpftool map create "$PINS/staging-99999/map_x" type array key 4 value 4 entries 1 name stale
+	stale=$(bpftool -j map show pinned "$PINS/staging-99999/map_x" | jq .id)
+	[ "$(bpf_named map '^stale$')" = 1 ]
 	"$OOMCTL" attach cgprio
 	[ ! -e "$PINS/staging-99999" ]
-	! bpftool map show | grep -q " stale "
+	wait_for 10 bpf_gone map "$stale"
+	[ "$(bpf_named map '^stale$')" = 0 ]
 }
 
 @test "names longer than 15 bytes and unknown policies are usage errors" {
