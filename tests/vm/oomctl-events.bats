@@ -34,9 +34,12 @@ overflow() {
 	CHARGER=$HOG_PID
 }
 
-# events_json [ARGS] — every event recorded since the last read, as JSON
-# lines; in EVENTS.
-events_json() { EVENTS=$("$OOMCTL" -j events --timeout 0 "$@"); echo "$EVENTS"; }
+# events_json — every event recorded since the last read, as JSON lines; in
+# EVENTS.
+events_json() { EVENTS=$("$OOMCTL" -j events --timeout 0); echo "$EVENTS"; }
+
+# lines_at_least FILE N — has FILE N complete lines? For wait_for.
+lines_at_least() { (($(wc -l <"$1") >= $2)); }
 
 # kills — the kill events' "pid reason" lines.
 kills() { jq -r 'select(.kind == "kill") | "\(.victim.pid) \(.reason)"' <<<"$EVENTS"; }
@@ -155,7 +158,7 @@ kills() { jq -r 'select(.kind == "kill") | "\(.victim.pid) \(.reason)"' <<<"$EVE
 	"$OOMCTL" attach cgprio
 	start_hog "$W" 1 --hold --adj -1000
 	shielded=$HOG_PID
-	wait_for 30 test "$(cat /proc/$shielded/oom_score_adj 2>/dev/null)" = -1000
+	wait_for 30 file_is "/proc/$shielded/oom_score_adj" -1000
 	"$OOMCTL" -j explain >"$BATS_TEST_TMPDIR/explain.json"
 	why() { jq -r --argjson p "$1" '.skipped[] | select(.pid == $p) | .rank.skip' "$BATS_TEST_TMPDIR/explain.json"; }
 	[ "$(why 1)" = unkillable ]
@@ -204,15 +207,27 @@ kills() { jq -r 'select(.kind == "kill") | "\(.victim.pid) \(.reason)"' <<<"$EVE
 	[ "$status" = 1 ]
 	[[ $output == *"'/nonexistent': no such cgroup"* ]]
 
-	# A listener started before the OOM sees it as it happens.
+	# A listener sees an OOM as it happens. One OOM first, with nobody
+	# listening: the listener prints it from the backlog, and only then is
+	# the second OOM caused, which it can only have seen live.
 	cg_write "$CG" memory.max 8M
 	"$OOMCTL" attach cgprio --name live
-	"$OOMCTL" -j events --count 1 --timeout 120 >"$BATS_TEST_TMPDIR/live.json" 3>&- &
+	start_hog "$W" 16
+	before=$HOG_PID
+	reap "$before"
+	[ "$REAPED" = 137 ]
+	live=$BATS_TEST_TMPDIR/live.json
+	"$OOMCTL" -j events --count 2 --timeout 120 >"$live" 3>&- &
 	listener=$!
+	wait_for 60 lines_at_least "$live" 1
+	[ "$(jq -r .victim.pid "$live")" = "$before" ]
+	is_alive "$listener"
 	start_hog "$W" 16
 	hog=$HOG_PID
 	reap "$hog"
+	[ "$REAPED" = 137 ]
 	reap "$listener" 130
 	[ "$REAPED" = 0 ]
-	[ "$(jq -r '"\(.victim.pid) \(.policy_name)"' "$BATS_TEST_TMPDIR/live.json")" = "$hog live" ]
+	[ "$(jq -r '"\(.victim.pid) \(.policy_name)"' "$live")" = "$(printf '%s live\n' "$before" "$hog")" ]
+	[ "$(jq -s '.[1].seq - .[0].seq' "$live")" = 1 ]
 }
