@@ -96,6 +96,30 @@ failures_at_least() { (($(failures) >= $1)); }
 	rmdir "$CG/c"
 	wait_for 30 status_is '.scope | length' 1
 	[ "$(status_field '.scope[0].cgroup')" = /oomtest/b ]
+
+	# What is left of the scope still pauses.
+	cg_write "$CG/b" memory.max 16M
+	start_hog "$CG/b" 24
+	paused=$HOG_PID
+	wait_for 120 cg_key_at_least "$CG/b" memory.events oom 2
+	is_alive "$paused"
+	[ "$(cg_read_key "$CG/b" memory.events oom_kill)" = 0 ]
+	kill "$paused"
+	reap "$paused"
+
+	# The rest of it removed too: a memcg OOM under the same path kills,
+	# though the scope is empty (it does not widen to every memcg OOM).
+	rmdir "$CG/b"
+	wait_for 30 status_is '.scope | length' 0
+	[ "$(status_field .scoped)" = true ]
+	mkdir "$CG/c"
+	cg_write "$CG/c" memory.max 16M
+	start_hog "$CG/c" 24
+	reap "$HOG_PID"
+	[ "$REAPED" = 137 ]
+	[ "$(cg_read_key "$CG/c" memory.events oom_kill)" = 1 ]
+	[ "$(status_field .counters.kills)" = 1 ]
+	kmsg_since_mark | grep -q "invoked oom-killer: .*policy_name=paused\$"
 }
 
 @test "abort-all: bad options are refused and change nothing" {

@@ -135,10 +135,11 @@ snapshot() {
 }
 
 @test "apply: policy none detaches, and then changes nothing; - reads standard input" {
+	before=$(baseline_objects)
 	conf "policy rss-slice" "slice $CG/a"
 	apply
 	[ "$(oomctl_json '.[].cgroup' get-slices)" = /oomtest/a ]
-	baseline=$(baseline_objects)
+	[ "$(baseline_objects)" != "$before" ]
 
 	run "$OOMCTL" apply - <<<"policy none"
 	echo "$output"
@@ -148,7 +149,8 @@ snapshot() {
 	run "$OOMCTL" apply - <<<"policy none"
 	[ "$output" = "no changes" ]
 	[ "$(status_field .attached)" = false ]
-	[ "$baseline" != "$(baseline_objects)" ]
+	# Every program, link and map the apply made is gone, and nothing else.
+	wait_for 30 objects_are "$before"
 }
 
 @test "apply: a bad file, a missing cgroup or process changes nothing and names the line" {

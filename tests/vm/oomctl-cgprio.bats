@@ -119,10 +119,14 @@ Killed process $bigger" ]
 	mkdir "$CG/gone"
 	"$OOMCTL" set-prio "$CG/gone" 7
 	id=$(oomctl_json '.[0].cgroup_id' get-prio)
+	[ "$id" = "$(stat -c %i "$CG/gone")" ]
+	# The map itself, keyed by cgroup id: that entry, and only it.
+	bpftool -j map dump pinned "$PINS/policy/map_cgprio_prios" >"$BATS_TEST_TMPDIR/map.json"
+	[ "$(jq -c '[.[].formatted | [.key, .value]]' "$BATS_TEST_TMPDIR/map.json")" = "[[$id,7]]" ]
 	rmdir "$CG/gone"
 	[ "$(oomctl_json 'length' get-prio)" = 0 ]
-	run bpftool map dump pinned "$PINS/policy/map_cgprio_prios"
-	[[ $output != *"$id"* ]] || [[ $output == *"Found 0 elements"* ]]
+	bpftool -j map dump pinned "$PINS/policy/map_cgprio_prios" >"$BATS_TEST_TMPDIR/map.json"
+	[ "$(jq -c . "$BATS_TEST_TMPDIR/map.json")" = "[]" ]
 }
 
 @test "cgprio: bad cgroups and priorities are refused and change nothing" {

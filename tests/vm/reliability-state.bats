@@ -7,6 +7,7 @@
 
 load helpers
 load oomctl-helpers
+bats_require_minimum_version 1.5.0
 
 # Rounds per shell in the concurrency test, 4 commands each, and one more.
 CONC_ROUNDS=$((${OOMCTL_STRESS:-0} ? 125 : 6))
@@ -21,7 +22,25 @@ setup() {
 
 teardown() {
 	[[ -n ${PID_MAX:-} ]] && echo "$PID_MAX" >/proc/sys/kernel/pid_max
+	restore_modes
 	oomctl_teardown
+}
+
+# open_path DIR... — make each DIR searchable by anyone for a moment (until
+# restore_modes), so that what refuses a user is what lies beyond, not a
+# directory on the way.
+MODES=()
+open_path() {
+	local d
+	for d; do
+		MODES+=("$(stat -c %a "$d") $d")
+		chmod go+x "$d"
+	done
+}
+restore_modes() {
+	local m
+	for m in "${MODES[@]}"; do chmod "${m%% *}" "${m#* }"; done
+	MODES=()
 }
 
 # prios — the cgprio map as "cgroup-id prio" lines, sorted.
@@ -99,19 +118,34 @@ editor() {
 		[[ $output == *"needs root"* ]]
 	done
 	rm "$conf"
-	# Around oomctl too: the pins are not readable or writable, nor is
-	# the directory searchable.
-	for pin in "$PINS" "$PINS"/policy/*; do
-		run nobody test -r "$pin"
-		[ "$status" -ne 0 ]
-		run nobody test -w "$pin"
-		[ "$status" -ne 0 ]
+	# Around oomctl too: the pin directory, by its own mode (bpffs open to
+	# anyone for the test), can be neither listed nor searched nor written.
+	open_path /sys/fs/bpf
+	run -0 nobody test -d "$PINS"
+	for mode in r w x; do
+		run -1 nobody test -"$mode" "$PINS"
 	done
-	run nobody bpftool map dump pinned "$PINS/policy/map_cgprio_prios"
-	[ "$status" -ne 0 ]
-	run nobody bpftool map update pinned "$PINS/policy/map_cgprio_prios" \
-		key 1 0 0 0 0 0 0 0 value 1 0 0 0
-	[ "$status" -ne 0 ]
+	run -2 nobody ls "$PINS"
+	[ "$output" = "ls: cannot open directory '$PINS': Permission denied" ]
+	# Nor can the pins be read or written, by their own mode: with the
+	# directories on the way open to anyone, each is there for nobody to
+	# see, and refused.
+	open_path "$PINS" "$PINS/policy"
+	pins=("$PINS"/policy/*)
+	[ "${#pins[@]}" -ge 10 ]
+	for pin in "${pins[@]}"; do
+		run -0 nobody test -e "$pin"
+		run -1 nobody test -r "$pin"
+		run -1 nobody test -w "$pin"
+	done
+	map=$PINS/policy/map_cgprio_prios
+	run -1 nobody cat "$map"
+	[ "$output" = "cat: $map: Permission denied" ]
+	run -255 nobody bpftool map dump pinned "$map"
+	[[ $output == "Error: bpf obj get ("*"): Permission denied" ]]
+	run -255 nobody bpftool map update pinned "$map" key 1 0 0 0 0 0 0 0 value 1 0 0 0
+	[[ $output == "Error: bpf obj get ("*"): Permission denied" ]]
+	restore_modes
 	[ "$before" = "$("$OOMCTL" -j status; prios; find /sys/fs/bpf -printf '%p %m %u\n' | sort)" ]
 }
 
