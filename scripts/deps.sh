@@ -18,6 +18,8 @@ packages=(
 	rsync
 	# man page lint
 	mandoc
+	# shell lint (tests/host/lint.bats)
+	shellcheck
 )
 
 missing=()
