@@ -4,9 +4,10 @@
  *
  * A cgroup without an entry takes the priority of its nearest ancestor that
  * has one, else oomctl_config.default_prio. Among equal priorities the
- * kernel's badness decides, computed here: a task the kernel scores itself
- * (NO_BPF_POLICY) could never replace our SELECT, so we must rank every
- * task ourselves and SELECT each one that beats the best so far.
+ * kernel's badness decides (the kernel's own, from bpf_oom_task_info()): a
+ * task the kernel scores itself (NO_BPF_POLICY) could never replace our
+ * SELECT, so we must rank every task ourselves and SELECT each one that
+ * beats the best so far.
  */
 #include "common.bpf.h"
 
@@ -19,19 +20,15 @@ struct {
 
 /*
  * A candidate: its cgroup's priority, own or inherited (@ref the cgroup the
- * entry belongs to, 0 for the default), then its badness.
+ * entry belongs to, 0 for the default), then the kernel's badness.
  */
 static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
-			struct oomctl_rank *r)
+			const struct bpf_oom_task_info *t, struct oomctl_rank *r)
 {
 	struct oomctl_config *cfg;
-	__u32 prio, skip = oomctl_ineligible(task);
+	__u32 prio;
 	__u64 from;
 
-	if (skip) {
-		rank_skip(r, skip);
-		return;
-	}
 	if (!cgroup_entry(sc, &cgprio_prios, task_cgroup_kn(task), &from, &prio)) {
 		cfg = config();
 		prio = cfg ? cfg->default_prio : 0;
@@ -39,9 +36,7 @@ static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
 	r->class = OOMCTL_CANDIDATE;
 	r->reason = OOMCTL_RULE_PRIO;
 	r->key1 = prio;
-	/* A higher priority than the best so far loses whatever its badness. */
-	if (r->key1 <= sc->key1_bound)
-		r->key2 = oomctl_badness(task, sc->totalpages);
+	r->key2 = t->badness;
 	r->ref = from;
 }
 

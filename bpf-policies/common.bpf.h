@@ -25,14 +25,19 @@ char LICENSE[] SEC("license") = "GPL";
 /* pahole 1.24 emits no kfunc declarations into vmlinux.h. */
 extern void set_oom_policy_name(struct oom_control *oc, const char *name,
 				size_t name__sz) __ksym;
+extern int bpf_oom_task_info(struct task_struct *task, __u64 totalpages,
+			     struct bpf_oom_task_info *info) __ksym;
 
-/*
- * Kernel constants that are macros, hence not in BTF: include/uapi/linux/
- * oom.h, include/linux/sched/coredump.h, and x86's page size.
- */
-#define OOM_SCORE_ADJ_MIN	(-1000)
-#define MMF_OOM_SKIP		21
-#define OOMCTL_PAGE_SHIFT	12
+/* oomctl's skip reasons are the kernel's, RULE aside (oomctl.h). */
+_Static_assert(OOMCTL_SKIP_UNKILLABLE == BPF_OOM_UNKILLABLE &&
+	       OOMCTL_SKIP_VICTIM == BPF_OOM_VICTIM &&
+	       OOMCTL_SKIP_NO_MM == BPF_OOM_NO_MM &&
+	       OOMCTL_SKIP_ADJ_MIN == BPF_OOM_ADJ_MIN &&
+	       OOMCTL_SKIP_REAPED == BPF_OOM_REAPED &&
+	       OOMCTL_SKIP_VFORK == BPF_OOM_VFORK, "skip reasons");
+_Static_assert(OOMCTL_RESUME_ROOM == MEMCG_OOM_RESUME_ROOM &&
+	       OOMCTL_RESUME_KILL == MEMCG_OOM_RESUME_KILL &&
+	       OOMCTL_RESUME_LAPSED == MEMCG_OOM_RESUME_LAPSED, "resume reasons");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -93,6 +98,8 @@ struct oomctl_scope {
 	 * leave its key2 at 0 (explain: ~0, every key computed).
 	 */
 	__u64 key1_bound;
+	/* memcg OOM: how long the policy has kept it paused (ABORT), in ns */
+	__u64 paused_ns;
 	bool memo;			/* cgroup_entry() may use its memo */
 };
 
@@ -111,73 +118,27 @@ static __always_inline struct oomctl_config *config(void)
 }
 
 /*
- * Would the kernel kill @task if we SELECTed it? 0 if so, else why not (an
- * enum oomctl_skip). Mirrors oom_badness()'s LONG_MIN cases: no mm,
- * oom_score_adj -1000, an mm already given up on (MMF_OOM_SKIP, also
- * checked on the task's signal->oom_mm so that a victim still dying is
- * never picked again), in the middle of vfork(). The kernel would turn such
- * a SELECT into NEXT anyway; checking here keeps the policy's own idea of
- * its best candidate in step with the kernel's.
+ * The kernel's own view of @task as an OOM victim (the kfunc
+ * bpf_oom_task_info()): its badness and memory in @t, found as the kernel
+ * finds them (in any thread still holding the mm: a process whose main
+ * thread has exited keeps its memory in another one). Returns why the
+ * kernel would never kill it, an enum oomctl_skip, or 0 if it may. No
+ * policy copies the kernel's rules: a copy can disagree with the kernel,
+ * and a process that makes it disagree slips past the policy.
  */
-static __always_inline __u32 oomctl_ineligible(struct task_struct *task)
+static __always_inline __u32 oomctl_task_info(struct task_struct *task,
+					      __u64 totalpages,
+					      struct bpf_oom_task_info *t)
 {
-	struct mm_struct *mm = task->mm;
-	struct mm_struct *oom_mm;
-
-	if (!mm)
+	if (bpf_oom_task_info(task, totalpages, t))
 		return OOMCTL_SKIP_NO_MM;
-	if (task->signal->oom_score_adj == OOM_SCORE_ADJ_MIN)
-		return OOMCTL_SKIP_ADJ_MIN;
-	if (mm->flags & (1UL << MMF_OOM_SKIP))
-		return OOMCTL_SKIP_REAPED;
-	oom_mm = task->signal->oom_mm;
-	if (oom_mm && (oom_mm->flags & (1UL << MMF_OOM_SKIP)))
-		return OOMCTL_SKIP_REAPED;
-	if (task->vfork_done && task->real_parent->mm == mm)
-		return OOMCTL_SKIP_VFORK;
-	return 0;
+	return t->ineligible;
 }
 
 static __always_inline void rank_skip(struct oomctl_rank *r, __u32 why)
 {
 	r->class = OOMCTL_SKIP;
 	r->reason = why;
-}
-
-/* get_mm_counter() is percpu_counter_read_positive() of the same counter. */
-#define mm_counter(mm, member) ({					\
-	long __v = (mm)->rss_stat[member].count;			\
-	__v > 0 ? __v : 0;						\
-})
-
-/*
- * oom_badness() for an eligible task: rss + swap entries + page tables in
- * pages, plus oom_score_adj in units of totalpages / 1000. Used where the
- * policy must rank tasks the way the kernel would, because a heuristic
- * (NO_BPF_POLICY) task can never replace a SELECTed one.
- */
-static __always_inline long oomctl_badness(struct task_struct *task,
-					   __u64 totalpages)
-{
-	struct mm_struct *mm = task->mm;
-	long adj = task->signal->oom_score_adj;
-	long points;
-
-	points = mm_counter(mm, MM_FILEPAGES) + mm_counter(mm, MM_ANONPAGES) +
-		 mm_counter(mm, MM_SHMEMPAGES) + mm_counter(mm, MM_SWAPENTS) +
-		 (mm->pgtables_bytes.counter >> OOMCTL_PAGE_SHIFT);
-	return points + adj * (long)(totalpages / 1000);
-}
-
-/* What rss-slice ranks by, and what events and explain show. */
-static __always_inline long oomctl_rss(struct task_struct *task)
-{
-	struct mm_struct *mm = task->mm;
-
-	if (!mm)
-		return 0;
-	return mm_counter(mm, MM_ANONPAGES) + mm_counter(mm, MM_FILEPAGES) +
-	       mm_counter(mm, MM_SHMEMPAGES);
 }
 
 static __always_inline int oomctl_select(void)
@@ -327,12 +288,11 @@ int BPF_PROG(prog, struct cgroup *cgrp, const char *path)		\
 }
 
 /*
- * A numbered event for @oc, reserved in the ring buffer, or NULL when it is
- * full (counted: the reader sees the gap in the numbers).
+ * A numbered event, reserved in the ring buffer, or NULL when it is full
+ * (counted: the reader sees the gap in the numbers).
  */
-static __always_inline struct oomctl_event *event_start(struct oomctl_state *s,
-							 struct oom_control *oc,
-							 __u32 kind)
+static __always_inline struct oomctl_event *event_new(struct oomctl_state *s,
+						       __u32 kind)
 {
 	__u64 seq = __sync_add_and_fetch(&s->stats.events, 1);
 	struct oomctl_event *e;
@@ -346,6 +306,18 @@ static __always_inline struct oomctl_event *event_start(struct oomctl_state *s,
 	e->seq = seq;
 	e->time_ns = bpf_ktime_get_boot_ns();
 	e->kind = kind;
+	return e;
+}
+
+/* An event about the scan of @oc. */
+static __always_inline struct oomctl_event *event_start(struct oomctl_state *s,
+							 struct oom_control *oc,
+							 __u32 kind)
+{
+	struct oomctl_event *e = event_new(s, kind);
+
+	if (!e)
+		return NULL;
 	e->memcg_id = BPF_CORE_READ(oc, memcg, css.cgroup, kn, id);
 	bpf_probe_read_kernel_str(e->policy_name, sizeof(e->policy_name),
 				  oc->policy_name);
@@ -356,7 +328,9 @@ static __always_inline struct oomctl_event *event_start(struct oomctl_state *s,
 
 /*
  * select_bad_process_end fires under oom_lock, so the window needs no
- * atomicity beyond the counter that oomctl may read at any time.
+ * atomicity beyond the counter that oomctl may read at any time. A scan
+ * the policy ran past its budget on is an overrun, not a failure of the
+ * policy's rule: the kernel heuristic decided it.
  */
 SEC("tp_btf/select_bad_process_end")
 int BPF_PROG(oomctl_fail, struct oom_control *oc)
@@ -369,6 +343,13 @@ int BPF_PROG(oomctl_fail, struct oom_control *oc)
 
 	if (!s)
 		return 0;
+	if (oc->bpf_overrun) {
+		__sync_fetch_and_add(&s->stats.overruns, 1);
+		e = event_start(s, oc, OOMCTL_EV_OVERRUN);
+		if (e)
+			bpf_ringbuf_submit(e, 0);
+		return 0;
+	}
 	__sync_fetch_and_add(&s->stats.failures, 1);
 	w = &s->failwin;
 	if (!w->start_ns || now - w->start_ns >= window) {
@@ -381,6 +362,9 @@ int BPF_PROG(oomctl_fail, struct oom_control *oc)
 	w->count++;
 	w->last_ns = now;
 
+	/* A pause's renewals are no news: its start and end are events. */
+	if (scan_aborted && oc->memcg_paused_ns)
+		return 0;
 	e = event_start(s, oc, OOMCTL_EV_NO_VICTIM);
 	if (!e)
 		return 0;
@@ -391,53 +375,188 @@ int BPF_PROG(oomctl_fail, struct oom_control *oc)
 }
 
 /*
- * Every kill goes through oom_kill_process() with the victim in oc->chosen
- * and the name in force in oc->policy_name: record both, so that oomctl can
- * show which name the kernel really printed.
+ * The kill in progress: oom_kill_process() is given the scan's victim in
+ * oc->chosen; it kills it (and, with memory.oom.group, the rest of its
+ * group) through __oom_kill_process(), unless the victim is already
+ * exiting, which is only marked. All of it under oom_lock.
  */
-SEC("fentry/oom_kill_process")
-int BPF_PROG(oomctl_kill, struct oom_control *oc, const char *message)
+static struct {
+	__u64 memcg_id;			/* the OOMing memcg; 0: global */
+	char policy_name[OOMCTL_NAME_LEN];	/* the name in force */
+	__u32 victim;			/* the scan's victim, a tgid */
+	bool done;			/* __oom_kill_process() killed it */
+} kill;
+
+/* An event about the kill in progress. */
+static __always_inline struct oomctl_event *kill_event(struct oomctl_state *s,
+							__u32 kind, __u32 tgid)
 {
-	struct oomctl_state *s = state();
-	struct task_struct *victim = oc->chosen;
-	struct oomctl_victim *v;
-	struct oomctl_event *e;
+	struct oomctl_event *e = event_new(s, kind);
 
-	if (!s)
-		return 0;
-	v = &s->last_victim;
-	v->seq = __sync_add_and_fetch(&s->stats.kills, 1);
-	v->pid = victim->tgid;
-	v->cgroup_id = task_cgroup_kn(victim)->id;
-	BPF_CORE_READ_STR_INTO(&v->comm, victim, comm);
-	bpf_probe_read_kernel_str(v->policy_name, sizeof(v->policy_name),
-				  oc->policy_name);
-
-	e = event_start(s, oc, OOMCTL_EV_KILL);
 	if (!e)
-		return 0;
-	e->pid = v->pid;
-	e->cgroup_id = v->cgroup_id;
-	e->rss_pages = oomctl_rss(victim);
-	__builtin_memcpy(e->comm, v->comm, sizeof(e->comm));
+		return NULL;
+	e->memcg_id = kill.memcg_id;
+	__builtin_memcpy(e->policy_name, kill.policy_name, sizeof(e->policy_name));
+	e->candidates = scan_candidates;
+	e->runner_up_key1 = runner_up_key1;
+	e->pid = tgid;
 	/* The scan's choice, unless the kernel killed someone else. */
-	if (scan_selected && best_tgid == v->pid)
+	if (tgid == kill.victim && scan_selected && best_tgid == tgid)
 		e->rank = best;
 	else
 		e->rank.class = OOMCTL_HEURISTIC;
+	return e;
+}
+
+SEC("fentry/oom_kill_process")
+int BPF_PROG(oomctl_kill_start, struct oom_control *oc, const char *message)
+{
+	kill.memcg_id = BPF_CORE_READ(oc, memcg, css.cgroup, kn, id);
+	bpf_probe_read_kernel_str(kill.policy_name, sizeof(kill.policy_name),
+				  oc->policy_name);
+	kill.victim = oc->chosen->tgid;
+	kill.done = false;
+	return 0;
+}
+
+/* What the kernel really did: every kill, the victim's and its group's. */
+SEC("fentry/__oom_kill_process")
+int BPF_PROG(oomctl_kill, struct task_struct *victim, const char *message)
+{
+	struct oomctl_state *s = state();
+	struct bpf_oom_task_info t = {};
+	struct oomctl_victim *v;
+	struct oomctl_event *e;
+	__u32 tgid = victim->tgid;
+	bool chosen;
+
+	if (!s)
+		return 0;
+	chosen = !kill.done && tgid == kill.victim;
+	if (chosen)
+		kill.done = true;
+	__sync_fetch_and_add(&s->stats.kills, 1);
+	if (chosen) {
+		v = &s->last_victim;
+		v->seq = s->stats.kills;
+		v->pid = tgid;
+		v->cgroup_id = task_cgroup_kn(victim)->id;
+		BPF_CORE_READ_STR_INTO(&v->comm, victim, comm);
+		__builtin_memcpy(v->policy_name, kill.policy_name,
+				 sizeof(v->policy_name));
+	}
+
+	e = kill_event(s, chosen ? OOMCTL_EV_KILL : OOMCTL_EV_GROUP_KILL, tgid);
+	if (!e)
+		return 0;
+	e->cgroup_id = task_cgroup_kn(victim)->id;
+	/* The memory the kernel finds, whichever thread holds it. */
+	oomctl_task_info(victim, 0, &t);
+	e->rss_pages = t.rss;
+	BPF_CORE_READ_STR_INTO(&e->comm, victim, comm);
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
 
-/* The policy's decision for one task: fills @r (zeroed). */
-static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
-			struct oomctl_rank *r);
-
-/* Does candidate @a beat candidate @b? */
-static __always_inline bool rank_beats(const struct oomctl_rank *a,
-				       const struct oomctl_rank *b)
+/* The victim was already exiting: the kernel marked it and killed nobody. */
+SEC("fexit/oom_kill_process")
+int BPF_PROG(oomctl_kill_end, struct oom_control *oc, const char *message)
 {
-	return a->key1 < b->key1 || (a->key1 == b->key1 && a->key2 > b->key2);
+	struct oomctl_state *s = state();
+	struct oomctl_event *e;
+
+	if (kill.done || !s)
+		return 0;
+	__sync_fetch_and_add(&s->stats.marked, 1);
+	e = kill_event(s, OOMCTL_EV_EXITING, kill.victim);
+	if (!e)
+		return 0;
+	e->cgroup_id = BPF_CORE_READ(oc, chosen, cgroups, dfl_cgrp, kn, id);
+	BPF_CORE_READ_STR_INTO(&e->comm, oc, chosen, comm);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/* A memcg's OOMs paused by the policy (ABORT), and their end. */
+SEC("tp_btf/memcg_oom_pause")
+int BPF_PROG(oomctl_pause, struct mem_cgroup *memcg, struct oom_control *oc)
+{
+	struct oomctl_state *s = state();
+	struct oomctl_event *e;
+
+	if (!s)
+		return 0;
+	__sync_fetch_and_add(&s->stats.pauses, 1);
+	e = event_start(s, oc, OOMCTL_EV_PAUSE);
+	if (e)
+		bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("tp_btf/memcg_oom_resume")
+int BPF_PROG(oomctl_resume, struct mem_cgroup *memcg, __u64 paused_ns,
+	     enum memcg_oom_resume_reason reason)
+{
+	struct oomctl_state *s = state();
+	struct oomctl_config *cfg = config();
+	struct oomctl_event *e;
+
+	if (!s)
+		return 0;
+	e = event_new(s, OOMCTL_EV_RESUME);
+	if (!e)
+		return 0;
+	e->memcg_id = memcg->css.cgroup->kn->id;
+	if (cfg)
+		__builtin_memcpy(e->policy_name, cfg->name, sizeof(e->policy_name));
+	e->paused_ns = paused_ns;
+	e->detail = reason;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/*
+ * The policy's decision for one task (@t: its badness and memory as the
+ * kernel sees them): fills @r (zeroed). A candidate the kernel would never
+ * kill is turned into a skip afterwards (oomctl_rank()), so the rule need
+ * not check; an abort stands whatever the task.
+ */
+static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
+			const struct bpf_oom_task_info *t, struct oomctl_rank *r);
+
+/*
+ * Does candidate @a (of process @a_pid) beat candidate @b (of @b_pid)? Ties
+ * go to the lower pid, so that the scan's order (cgroup creation order,
+ * in a memcg OOM) never decides, and explain can say who dies.
+ */
+static __always_inline bool rank_beats(const struct oomctl_rank *a, __u32 a_pid,
+				       const struct oomctl_rank *b, __u32 b_pid)
+{
+	if (a->key1 != b->key1)
+		return a->key1 < b->key1;
+	if (a->key2 != b->key2)
+		return a->key2 > b->key2;
+	return a_pid < b_pid;
+}
+
+/*
+ * The rank of @task: the policy's decision, unless the kernel would pass
+ * the task over anyway, which is then the reason shown (an abort is about
+ * the OOM, not the task: it stands). @t is filled (rss, badness) for the
+ * caller.
+ */
+static __always_inline void oomctl_rank(struct task_struct *task,
+					const struct oomctl_scope *sc,
+					struct bpf_oom_task_info *t,
+					struct oomctl_rank *r)
+{
+	__u32 skip = oomctl_task_info(task, sc->totalpages, t);
+
+	policy_rank(task, sc, t, r);
+	if (skip && r->class != OOMCTL_ABORT) {
+		__builtin_memset(r, 0, sizeof(*r));
+		rank_skip(r, skip);
+	}
 }
 
 /*
@@ -453,11 +572,14 @@ static __always_inline int oomctl_evaluate(struct task_struct *task,
 		.memcg_kn = oc->memcg ? oc->memcg->css.cgroup->kn : NULL,
 		.totalpages = oc->totalpages,
 		.key1_bound = scan_selected ? best.key1 : ~0ULL,
+		.paused_ns = oc->memcg_paused_ns,
 		.memo = true,
 	};
+	struct bpf_oom_task_info t = {};
 	struct oomctl_rank r = {};
+	__u32 tgid = task->tgid;
 
-	policy_rank(task, &sc, &r);
+	oomctl_rank(task, &sc, &t, &r);
 	if (r.class == OOMCTL_SKIP)
 		return BPF_EVAL_NEXT;
 	if (r.class == OOMCTL_HEURISTIC)
@@ -467,7 +589,7 @@ static __always_inline int oomctl_evaluate(struct task_struct *task,
 		return BPF_EVAL_ABORT;
 	}
 	scan_candidates++;
-	if (scan_selected && !rank_beats(&r, &best)) {
+	if (scan_selected && !rank_beats(&r, tgid, &best, best_tgid)) {
 		if (r.key1 < runner_up_key1)
 			runner_up_key1 = r.key1;
 		return BPF_EVAL_NEXT;
@@ -475,7 +597,7 @@ static __always_inline int oomctl_evaluate(struct task_struct *task,
 	if (scan_selected && best.key1 < runner_up_key1)
 		runner_up_key1 = best.key1;
 	best = r;
-	best_tgid = task->tgid;
+	best_tgid = tgid;
 	return oomctl_select();
 }
 
@@ -486,14 +608,12 @@ int BPF_PROG(name, struct task_struct *task, struct oom_control *oc)	\
 	return oomctl_evaluate(task, oc);				\
 }
 
-#define PF_KTHREAD_FLAG	0x00200000	/* include/linux/sched.h PF_KTHREAD */
-
 /*
  * oomctl explain: one record per process (the OOM scan visits thread-group
  * leaders) that an OOM of args->memcg_id (0: global) would scan, with the
- * rank policy_rank() gives it, after the kernel's own reasons to pass a
- * task over: init and kernel threads, a victim still dying (the kernel
- * waits for it instead of choosing), and oomctl_ineligible()'s.
+ * rank the scan would give it: the kernel's reasons to pass it over (init
+ * and kernel threads, a victim still dying, and oom_badness()'s), then
+ * policy_rank()'s.
  */
 SEC("iter/task")
 int oomctl_explain(struct bpf_iter__task *ctx)
@@ -502,9 +622,9 @@ int oomctl_explain(struct bpf_iter__task *ctx)
 	struct oomctl_explain_args *a;
 	struct oomctl_explain_rec rec = {};
 	struct oomctl_scope sc = { .key1_bound = ~0ULL };
+	struct bpf_oom_task_info t = {};
 	struct kernfs_node *kn;
-	struct mm_struct *oom_mm;
-	__u32 zero = 0, skip;
+	__u32 zero = 0;
 
 	if (!task || task->pid != task->tgid)
 		return 0;
@@ -523,19 +643,11 @@ int oomctl_explain(struct bpf_iter__task *ctx)
 
 	rec.pid = task->tgid;
 	rec.oom_score_adj = task->signal->oom_score_adj;
-	rec.rss_pages = oomctl_rss(task);
 	BPF_CORE_READ_STR_INTO(&rec.comm, task, comm);
-	oom_mm = task->signal->oom_mm;
-	if ((task->flags & PF_KTHREAD_FLAG) || task->tgid == 1)
-		rank_skip(&rec.rank, OOMCTL_SKIP_UNKILLABLE);
-	else if (oom_mm && !(oom_mm->flags & (1UL << MMF_OOM_SKIP)))
-		rank_skip(&rec.rank, OOMCTL_SKIP_VICTIM);
-	else if ((skip = oomctl_ineligible(task)))
-		rank_skip(&rec.rank, skip);
-	else
-		policy_rank(task, &sc, &rec.rank);
+	oomctl_rank(task, &sc, &t, &rec.rank);
+	rec.rss_pages = t.rss;
 	if (rec.rank.class != OOMCTL_SKIP)
-		rec.badness = oomctl_badness(task, sc.totalpages);
+		rec.badness = t.badness;
 	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
 	return 0;
 }

@@ -52,8 +52,15 @@ enum oomctl_policy_id {
 #define OOMCTL_FAIL_WINDOW_S	60
 #define OOMCTL_FAIL_WARN	10
 
+/*
+ * abort-all's default --max-pause: a memcg paused this long gets the
+ * kernel's kill. 0 in oomctl_config.max_pause_s means no deadline.
+ */
+#define OOMCTL_MAX_PAUSE_DEFAULT_S	30
+#define OOMCTL_MAX_PAUSE_MAX_S		86400
+
 /* Bumped whenever a layout below changes incompatibly. */
-#define OOMCTL_ABI_VERSION	3
+#define OOMCTL_ABI_VERSION	4
 
 /*
  * The one entry of map oomctl_config, written by oomctl before the programs
@@ -66,16 +73,22 @@ struct oomctl_config {
 	char name[OOMCTL_NAME_LEN];	/* policy_name for the OOM report */
 	__u32 default_prio;		/* cgprio: prio of cgroups with no entry */
 	__u32 flags;			/* OOMCTL_CFG_* */
+	__u32 max_pause_s;		/* abort-all: pause deadline; 0: none */
+	__u32 pad;
 };
 
 /* Counters, updated atomically by the programs. */
 struct oomctl_stats {
 	__u64 invocations;	/* out_of_memory() calls seen (bpf_set_policy_name) */
 	__u64 selections;	/* scans in which the policy chose a victim */
-	__u64 kills;		/* oom_kill_process() calls */
+	__u64 kills;		/* tasks killed (__oom_kill_process()), as the
+				 * kernel's oom_kill counts them */
 	__u64 failures;		/* oom:select_bad_process_end: no victim chosen */
 	__u64 events;		/* events numbered (oomctl_event.seq of the last) */
 	__u64 events_dropped;	/* of those, not recorded: the ring buffer was full */
+	__u64 marked;		/* victims already exiting: marked, not killed */
+	__u64 overruns;		/* scans the policy ran past the kernel's budget */
+	__u64 pauses;		/* memcg OOM pauses started (oom:memcg_oom_pause) */
 };
 
 /* The last task oom_kill_process() was given. */
@@ -111,7 +124,8 @@ struct oomctl_state {
  * How a policy ranks one task: the result of the policy's one decision
  * function, which both its bpf_oom_evaluate_task program and its explain
  * iterator call. Among candidates the smallest @key1 wins, then the
- * largest @key2; a candidate always beats a task left to the heuristic.
+ * largest @key2, then the smallest pid (so that the kernel's scan order
+ * never decides); a candidate always beats a task left to the heuristic.
  */
 enum oomctl_class {
 	OOMCTL_SKIP = 0,	/* never chosen: @reason is an enum oomctl_skip */
@@ -120,15 +134,19 @@ enum oomctl_class {
 	OOMCTL_CANDIDATE,	/* ranked by the policy's rule: @reason says which */
 };
 
-/* Why a task is never chosen (class OOMCTL_SKIP). */
+/*
+ * Why a task is never chosen (class OOMCTL_SKIP): the policy's rule, or the
+ * kernel's own reason, with the values of the kernel's enum
+ * bpf_oom_ineligible (the kfunc bpf_oom_task_info() gives it).
+ */
 enum oomctl_skip {
 	OOMCTL_SKIP_RULE = 0,	/* the policy's rule passes it over */
-	OOMCTL_SKIP_NO_MM,	/* a kernel thread or an exiting task: no memory */
+	OOMCTL_SKIP_UNKILLABLE,	/* init or a kernel thread */
+	OOMCTL_SKIP_VICTIM,	/* already a victim, still dying: the kernel waits */
+	OOMCTL_SKIP_NO_MM,	/* no thread holds its memory: exiting */
 	OOMCTL_SKIP_ADJ_MIN,	/* oom_score_adj -1000 */
 	OOMCTL_SKIP_REAPED,	/* its memory was already reaped (MMF_OOM_SKIP) */
 	OOMCTL_SKIP_VFORK,	/* in vfork(): its memory is its parent's */
-	OOMCTL_SKIP_UNKILLABLE,	/* init or a kernel thread */
-	OOMCTL_SKIP_VICTIM,	/* already a victim, still dying: the kernel waits */
 };
 
 /* The rule that ranks a candidate (class OOMCTL_CANDIDATE). */
@@ -148,13 +166,29 @@ struct oomctl_rank {
 };
 
 /*
- * One OOM decision, from ring buffer map oomctl_events: a kill, or a scan
- * that chose no victim. Numbered from 1 in stats.events; a record that did
- * not fit is counted in stats.events_dropped, and shows as a gap.
+ * One OOM decision, from ring buffer map oomctl_events. Numbered from 1 in
+ * stats.events; a record that did not fit is counted in
+ * stats.events_dropped, and shows as a gap.
  */
 enum oomctl_event_kind {
-	OOMCTL_EV_KILL = 1,
-	OOMCTL_EV_NO_VICTIM,
+	OOMCTL_EV_KILL = 1,	/* the scan's victim, killed */
+	OOMCTL_EV_NO_VICTIM,	/* a scan chose no victim (rank: abort or not) */
+	OOMCTL_EV_EXITING,	/* the scan's victim was already exiting: the
+				 * kernel only marked it, nothing was killed */
+	OOMCTL_EV_GROUP_KILL,	/* killed with the victim (memory.oom.group) */
+	OOMCTL_EV_OVERRUN,	/* the policy ran past the kernel's time budget:
+				 * the kernel heuristic decided the scan */
+	OOMCTL_EV_PAUSE,	/* memcg @memcg_id's OOMs paused (ABORT) */
+	OOMCTL_EV_RESUME,	/* ... and resumed after @paused_ns (@detail) */
+};
+
+/* oomctl_event.detail of OOMCTL_EV_RESUME: the kernel's
+ * enum memcg_oom_resume_reason.
+ */
+enum oomctl_resume_reason {
+	OOMCTL_RESUME_ROOM = 0,		/* memory uncharged, or the limit raised */
+	OOMCTL_RESUME_KILL,		/* an OOM of the memcg killed a task */
+	OOMCTL_RESUME_LAPSED,		/* no OOM of it aborted for 2 s */
 };
 
 struct oomctl_event {
@@ -177,10 +211,11 @@ struct oomctl_event {
 	/* The best other candidate's key1 (valid when candidates > 1). */
 	__u64 runner_up_key1;
 	__u32 candidates;	/* tasks the policy ranked as candidates */
-	__u32 pad;
+	__u32 detail;		/* RESUME: enum oomctl_resume_reason */
+	__u64 paused_ns;	/* RESUME: how long the pause lasted */
 };
 
-/* Ring buffer size: 1,820 events of 136 bytes and an 8-byte header. */
+/* Ring buffer size: 1,724 events of 144 bytes and an 8-byte header. */
 #define OOMCTL_EVENTS_BYTES	(256 * 1024)
 
 /*

@@ -17,22 +17,23 @@ struct {
  * Unlisted tasks compete by the heuristic until a listed one is SELECTed;
  * after that the kernel ignores them anyway (and pid_eval() answers NEXT
  * for them from the start when a listed one is sure to come). A listed task
- * the kernel could not kill is left to the heuristic too (which skips it):
- * the policy never aborts, and its list leaves an OOM without a victim only
- * in the race described at enum listed_state.
+ * the kernel could not kill is skipped (oomctl_rank()): the policy never
+ * aborts, and its list leaves an OOM without a victim only in the race
+ * described at enum listed_state, after which the kernel heuristic
+ * decides.
  */
 static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
-			struct oomctl_rank *r)
+			const struct bpf_oom_task_info *t, struct oomctl_rank *r)
 {
 	__u32 tgid = task->tgid;
 
-	if (!bpf_map_lookup_elem(&pid_targets, &tgid) || oomctl_ineligible(task)) {
+	if (!bpf_map_lookup_elem(&pid_targets, &tgid)) {
 		r->class = OOMCTL_HEURISTIC;
 		return;
 	}
 	r->class = OOMCTL_CANDIDATE;
 	r->reason = OOMCTL_RULE_PID;
-	r->key2 = oomctl_badness(task, sc->totalpages);
+	r->key2 = t->badness;
 }
 
 extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
@@ -46,8 +47,8 @@ extern void bpf_task_release(struct task_struct *p) __ksym;
  * be offered (nothing listed in the OOMing cgroup, the common case), every
  * task is the heuristic's at once, without a look-up each. Asked at the
  * scan's first task, when oc->constraint is known, with the checks the
- * kernel makes before offering a task (init, kernel threads, outside the
- * OOMing memcg) and the policy's own (oomctl_ineligible()). A cpuset or
+ * kernel makes before offering a task (bpf_oom_task_info(), and outside the
+ * OOMing memcg). A cpuset or
  * mempolicy OOM offers only some tasks, which a program cannot tell: there
  * each task is asked. Should the listed process exit or turn ineligible in
  * the moment between this check and its turn, the scan finds no victim: a
@@ -73,11 +74,11 @@ static long find_offered(struct bpf_map *map, __u32 *tgid, __u32 *one,
 			 struct listed_ctx *c)
 {
 	struct task_struct *t = bpf_task_from_pid(*tgid);
+	struct bpf_oom_task_info info = {};
 
 	if (!t)
 		return 0;
-	if (!(t->flags & PF_KTHREAD_FLAG) && t->tgid != 1 &&
-	    !oomctl_ineligible(t) &&
+	if (!oomctl_task_info(t, 0, &info) &&
 	    (!c->memcg_id || cgroup_within(task_cgroup_kn(t), c->memcg_id)))
 		c->found = true;
 	bpf_task_release(t);

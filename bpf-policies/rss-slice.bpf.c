@@ -3,7 +3,8 @@
  * rss-slice - inside the listed slices (cgroup v2 subtrees), the task with
  * the largest RSS dies; tasks outside every slice are spared.
  *
- * RSS is what the task's mm maps in memory: anon + file + shmem pages (no
+ * RSS is what the process's mm maps in memory, as the kernel finds it
+ * (bpf_oom_task_info(): any thread's mm): anon + file + shmem pages (no
  * swap, no page tables, no oom_score_adj: the rule is "biggest resident
  * process", not the kernel's badness). Tasks outside the slices are left to
  * the kernel heuristic (NO_BPF_POLICY); a SELECT of a slice task can never
@@ -22,23 +23,18 @@ struct {
 
 /* Inside a slice (@ref), the RSS in pages; outside, the heuristic. */
 static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
-			struct oomctl_rank *r)
+			const struct bpf_oom_task_info *t, struct oomctl_rank *r)
 {
 	__u64 slice;
-	__u32 skip, one;
+	__u32 one;
 
 	if (!cgroup_entry(sc, &rss_slices, task_cgroup_kn(task), &slice, &one)) {
 		r->class = OOMCTL_HEURISTIC;
 		return;
 	}
-	skip = oomctl_ineligible(task);
-	if (skip) {
-		rank_skip(r, skip);
-		return;
-	}
 	r->class = OOMCTL_CANDIDATE;
 	r->reason = OOMCTL_RULE_SLICE;
-	r->key2 = oomctl_rss(task);
+	r->key2 = t->rss;
 	r->ref = slice;
 }
 

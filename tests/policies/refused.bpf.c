@@ -8,7 +8,7 @@
 #include "common.bpf.h"
 
 static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
-			struct oomctl_rank *r)
+			const struct bpf_oom_task_info *t, struct oomctl_rank *r)
 {
 	r->class = OOMCTL_HEURISTIC;
 }
