@@ -25,7 +25,7 @@ _oomctl_command()
 {
 	case $1 in
 	list | ls)     args=""            opts="" ;;
-	attach)        args="policy"      opts="--name --default-prio --slice --cgroup --replace" ;;
+	attach)        args="policy"      opts="--name --default-prio --slice --cgroup --max-pause --replace" ;;
 	detach)        args=""            opts="" ;;
 	status | show) args=""            opts="" ;;
 	set-prio)      args="cgroup value" opts="" ;;
@@ -51,7 +51,7 @@ _oomctl_option_value()
 	case $1 in
 	--bpffs) optval=dir ;;
 	--slice | --cgroup) optval=cgroup ;;
-	--name | --default-prio | --count | --timeout | --top) optval=value ;;
+	--name | --default-prio | --max-pause | --count | --timeout | --top) optval=value ;;
 	*) optval="" ;;
 	esac
 }
@@ -63,7 +63,7 @@ _oomctl_attach_opts()
 	case $1 in
 	cgprio) opts="--name --replace --default-prio" ;;
 	rss-slice) opts="--name --replace --slice" ;;
-	abort-all) opts="--name --replace --cgroup" ;;
+	abort-all) opts="--name --replace --cgroup --max-pause" ;;
 	pid) opts="--name --replace" ;;
 	esac
 }

@@ -38,6 +38,7 @@ static const struct directive {
 	{ "pid", "PID", 1, "pid", true },
 	{ "slice", "CGROUP", 1, "rss-slice", true },
 	{ "cgroup", "CGROUP", 1, "abort-all", true },
+	{ "max-pause", "SECONDS", 1, "abort-all", false },
 };
 #define NR_DIRECTIVES (sizeof(directives) / sizeof(directives[0]))
 
@@ -54,7 +55,7 @@ struct conf {
 	struct conf_line *v;
 	size_t n;
 	const struct policy *p;	/* NULL: policy none */
-	const struct conf_line *name, *default_prio;
+	const struct conf_line *name, *default_prio, *max_pause;
 	struct oomctl_config cfg;
 	/* The entries (lines with d->entry), resolved; cgs[i] for v[i]. */
 	struct cgroup_ref *cgs;
@@ -136,7 +137,7 @@ static int conf_read(struct conf *c)
 		d = find_directive(w[0]);
 		if (!d) {
 			rc = conf_err(c, lineno, "unknown directive '%s' (policy, name, "
-				      "default-prio, prio, pid, slice, cgroup)", w[0]);
+				      "default-prio, prio, pid, slice, cgroup, max-pause)", w[0]);
 			break;
 		}
 		if (n - 1 != d->nargs) {
@@ -212,7 +213,10 @@ static int conf_check(struct conf *c)
 	if (!policy)
 		return conf_err(c, 0, "no 'policy' line (policy %s, or none)",
 				POLICY_NAMES);
-	c->cfg = (struct oomctl_config){ .abi_version = OOMCTL_ABI_VERSION };
+	c->cfg = (struct oomctl_config){
+		.abi_version = OOMCTL_ABI_VERSION,
+		.max_pause_s = c->p && c->p->has_max_pause ? OOMCTL_MAX_PAUSE_DEFAULT_S : 0,
+	};
 	for (size_t i = 0; i < c->n; i++) {
 		struct conf_line *l = &c->v[i];
 		__u32 v;
@@ -237,6 +241,14 @@ static int conf_check(struct conf *c)
 			    (rc = conf_number(c, l, "PRIO", l->arg[0], OOMCTL_PRIO_MIN,
 					      OOMCTL_PRIO_MAX, &c->cfg.default_prio)))
 				return rc;
+		} else if (!strcmp(l->d->name, "max-pause")) {
+			if ((rc = once(c, &c->max_pause, l)))
+				return rc;
+			rc = parse_max_pause(l->arg[0], &c->cfg.max_pause_s);
+			if (rc)
+				return conf_err(c, l->line, "max-pause '%s' is %s, want %s",
+						l->arg[0], rc == -ERANGE ? "out of range" :
+						"not a number", MAX_PAUSE_WANT);
 		} else if (!strcmp(l->d->name, "prio")) {
 			if ((rc = conf_number(c, l, "PRIO", l->arg[1], OOMCTL_PRIO_MIN,
 					      OOMCTL_PRIO_MAX, &v)))
@@ -369,7 +381,13 @@ static struct json_object *change_obj(int op, const char *directive)
 	return o;
 }
 
-/* A change of policy, name or default-prio (values as strings or numbers). */
+/* A max-pause as the plan shows it: seconds, or the string "infinity". */
+static struct json_object *max_pause_json(__u32 s)
+{
+	return s ? json_object_new_int64(s) : json_object_new_string("infinity");
+}
+
+/* A change of policy, name, default-prio or max-pause (strings or numbers). */
 static void plan_setting(struct plan *pl, int op, const char *directive,
 			 struct json_object *value, struct json_object *was)
 {
@@ -500,9 +518,15 @@ static int make_plan(const struct conf *c, const struct attached *a, int fd,
 		plan_setting(pl, same ? CHANGE : ADD, "default-prio",
 			     json_object_new_int64(want->default_prio),
 			     same ? json_object_new_int64(old->default_prio) : NULL);
+	if (c->p->has_max_pause &&
+	    (same ? old->max_pause_s != want->max_pause_s : !!c->max_pause))
+		plan_setting(pl, same ? CHANGE : ADD, "max-pause",
+			     max_pause_json(want->max_pause_s),
+			     same ? max_pause_json(old->max_pause_s) : NULL);
 	pl->reattach = !same ||
 		       strcmp(old->name, want->name) ||
 		       (c->p->has_default_prio && old->default_prio != want->default_prio) ||
+		       (c->p->has_max_pause && old->max_pause_s != want->max_pause_s) ||
 		       (c->p->scoping && (old->flags ^ want->flags) & OOMCTL_CFG_SCOPED);
 	/* A different policy's map goes with it: compare with an empty one. */
 	return plan_entries(c, pl, same ? fd : -1);

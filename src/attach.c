@@ -35,6 +35,7 @@
 struct attach_args {
 	const char *name;
 	const char *default_prio;
+	const char *max_pause;
 	bool replace;
 	/* --slice or --cgroup CGROUP, in the order given */
 	const char *cg_opt;
@@ -42,7 +43,10 @@ struct attach_args {
 	size_t ncg;
 };
 
-enum { OPT_NAME = 0x200, OPT_DEFAULT_PRIO, OPT_REPLACE, OPT_SLICE, OPT_CGROUP };
+enum {
+	OPT_NAME = 0x200, OPT_DEFAULT_PRIO, OPT_REPLACE, OPT_SLICE, OPT_CGROUP,
+	OPT_MAX_PAUSE,
+};
 
 static int attach_opt(int c, const char *arg, void *ctx)
 {
@@ -71,6 +75,9 @@ static int attach_opt(int c, const char *arg, void *ctx)
 		return 0;
 	case OPT_REPLACE:
 		a->replace = true;
+		return 0;
+	case OPT_MAX_PAUSE:
+		a->max_pause = arg;
 		return 0;
 	}
 	return usage_err("attach", "unknown option");
@@ -214,6 +221,11 @@ static void attach_text(struct json_object *o)
 	    json_object_get_boolean(jget(o, "scoped")))
 		for (size_t i = 0; i < json_object_array_length(a); i++)
 			printf("  %s\n", jstr(json_object_array_get_idx(a, i), "path"));
+	if (jget(o, "max_pause_s"))
+		printf("a pause lasts at most %lld s, then the kernel kills\n",
+		       jint(o, "max_pause_s"));
+	else if (json_object_object_get_ex(o, "max_pause_s", NULL))
+		printf("a pause lasts until memory is freed (max-pause infinity)\n");
 	if (jget(o, "replaced"))
 		printf("replaced %s\n", jstr(o, "replaced"));
 }
@@ -357,6 +369,9 @@ int attach_policy(const char *cmd, const struct policy *p,
 	if (p->scoping)
 		json_object_object_add(*res, "scoped", json_object_new_boolean(
 				       cfg->flags & OOMCTL_CFG_SCOPED));
+	if (p->has_max_pause)
+		json_object_object_add(*res, "max_pause_s", cfg->max_pause_s ?
+				       json_object_new_int64(cfg->max_pause_s) : NULL);
 	if (p->cgroup_opt)
 		json_object_object_add(*res, p->entries, p->list(own_map_fd(obj, p)));
 	snprintf(dir, sizeof(dir), "%s/" POLICY_SUBDIR, pd.path);
@@ -391,6 +406,7 @@ int do_attach(int argc, char **argv)
 		{ "replace", no_argument, NULL, OPT_REPLACE },
 		{ "slice", required_argument, NULL, OPT_SLICE },
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
+		{ "max-pause", required_argument, NULL, OPT_MAX_PAUSE },
 		{ 0 }
 	};
 	struct attach_args args = {};
@@ -447,6 +463,21 @@ int do_attach(int argc, char **argv)
 				  args.default_prio,
 				  err == -ERANGE ? "out of range" : "not a decimal integer",
 				  OOMCTL_PRIO_MIN, OOMCTL_PRIO_MAX);
+			goto out;
+		}
+	}
+	if (args.max_pause && !p->has_max_pause) {
+		usage_err("attach", "--max-pause applies to abort-all only");
+		goto out;
+	}
+	cfg.max_pause_s = p->has_max_pause ? OOMCTL_MAX_PAUSE_DEFAULT_S : 0;
+	if (args.max_pause) {
+		err = parse_max_pause(args.max_pause, &cfg.max_pause_s);
+		if (err) {
+			usage_err("attach", "--max-pause '%s' is %s, want %s",
+				  args.max_pause,
+				  err == -ERANGE ? "out of range" : "not a number",
+				  MAX_PAUSE_WANT);
 			goto out;
 		}
 	}

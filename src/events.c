@@ -90,6 +90,74 @@ static struct json_object *cgroup_or_null(struct cgroup_map *cm, __u64 id)
 	return p ? json_object_new_string(p) : NULL;
 }
 
+/* The kinds of event (enum oomctl_event_kind): JSON name, has a victim. */
+static const struct { const char *name; bool victim; } kinds[] = {
+	[OOMCTL_EV_KILL] = { "kill", true },
+	[OOMCTL_EV_NO_VICTIM] = { "no_victim", false },
+	[OOMCTL_EV_EXITING] = { "exiting", true },
+	[OOMCTL_EV_GROUP_KILL] = { "group_kill", true },
+	[OOMCTL_EV_OVERRUN] = { "overrun", false },
+	[OOMCTL_EV_PAUSE] = { "pause", false },
+	[OOMCTL_EV_RESUME] = { "resume", false },
+};
+
+static const char *const resume_reasons[] = {
+	[OOMCTL_RESUME_ROOM] = "room",
+	[OOMCTL_RESUME_KILL] = "kill",
+	[OOMCTL_RESUME_LAPSED] = "lapsed",
+};
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static bool known_kind(const struct oomctl_event *e)
+{
+	return e->kind < N(kinds) && kinds[e->kind].name;
+}
+
+/* What happened and why, in words, into @buf. */
+static void event_reason(const struct events_ctx *c, const struct oomctl_event *e,
+			 char *buf, size_t sz)
+{
+	char rank[4400];
+
+	switch (e->kind) {
+	case OOMCTL_EV_KILL:
+		rank_text(&e->rank, e->candidates > 1 ? &e->runner_up_key1 : NULL,
+			  c->cm, buf, sz);
+		return;
+	case OOMCTL_EV_EXITING:
+		rank_text(&e->rank, e->candidates > 1 ? &e->runner_up_key1 : NULL,
+			  c->cm, rank, sizeof(rank));
+		snprintf(buf, sz, "already exiting: the kernel marked it, killed nobody "
+			 "(%s)", rank);
+		return;
+	case OOMCTL_EV_GROUP_KILL:
+		snprintf(buf, sz, "in the victim's memory.oom.group");
+		return;
+	case OOMCTL_EV_NO_VICTIM:
+		snprintf(buf, sz, "%s", e->rank.class == OOMCTL_ABORT ?
+			 "aborted by the policy" :
+			 "the policy chose no task: the kernel heuristic decides");
+		return;
+	case OOMCTL_EV_OVERRUN:
+		snprintf(buf, sz, "the policy ran past the kernel's time budget "
+			 "(vm.oom_bpf_budget_ms): the kernel heuristic decides");
+		return;
+	case OOMCTL_EV_PAUSE:
+		snprintf(buf, sz, "OOMs paused by the policy: nothing is killed");
+		return;
+	case OOMCTL_EV_RESUME:
+		snprintf(buf, sz, "pause ended after %.1f s: %s", e->paused_ns / 1e9,
+			 e->detail == OOMCTL_RESUME_ROOM ?
+			 "room again (memory freed or the limit raised)" :
+			 e->detail == OOMCTL_RESUME_KILL ? "a task was killed" :
+			 e->detail == OOMCTL_RESUME_LAPSED ?
+			 "lapsed (no OOM aborted for 2 s)" : "unknown reason");
+		return;
+	}
+	snprintf(buf, sz, "unknown event kind %u", e->kind);
+}
+
 static void event_text(const struct events_ctx *c, const struct oomctl_event *e,
 		       const char *reason)
 {
@@ -100,13 +168,22 @@ static void event_text(const struct events_ctx *c, const struct oomctl_event *e,
 	format_time(c, e->time_ns, false, when, sizeof(when));
 	printf("%s  %s%s  %s  ", when, e->memcg_id ? "memcg " : "global",
 	       e->memcg_id ? (memcg ? memcg : "(removed cgroup)") : "", e->policy_name);
-	if (e->kind == OOMCTL_EV_KILL)
+	switch (e->kind) {
+	case OOMCTL_EV_KILL:
+	case OOMCTL_EV_GROUP_KILL:
 		printf("killed %u (%s) in %s, rss %.1f MiB: %s\n", e->pid, e->comm,
 		       cg ? cg : "(removed cgroup)", e->rss_pages * 4096.0 / (1 << 20),
 		       reason);
-	else
-		printf("no victim: %s\n", e->rank.class == OOMCTL_ABORT ?
-		       "aborted by the policy" : "no task could be chosen");
+		return;
+	case OOMCTL_EV_EXITING:
+		printf("chose %u (%s) in %s: %s\n", e->pid, e->comm,
+		       cg ? cg : "(removed cgroup)", reason);
+		return;
+	case OOMCTL_EV_NO_VICTIM:
+		printf("no victim: %s\n", reason);
+		return;
+	}
+	printf("%s: %s\n", known_kind(e) ? kinds[e->kind].name : "event", reason);
 }
 
 static struct json_object *event_json(const struct events_ctx *c,
@@ -120,13 +197,13 @@ static struct json_object *event_json(const struct events_ctx *c,
 	json_object_object_add(o, "time", json_object_new_string(when));
 	json_object_object_add(o, "boottime_ns", json_object_new_int64(e->time_ns));
 	json_object_object_add(o, "kind", json_object_new_string(
-			       e->kind == OOMCTL_EV_KILL ? "kill" : "no_victim"));
+			       known_kind(e) ? kinds[e->kind].name : "unknown"));
 	json_object_object_add(o, "scope", json_object_new_string(
 			       e->memcg_id ? "memcg" : "global"));
 	json_object_object_add(o, "memcg", e->memcg_id ? cgroup_or_null(c->cm, e->memcg_id) : NULL);
 	json_object_object_add(o, "memcg_id", json_object_new_int64(e->memcg_id));
 	json_object_object_add(o, "policy_name", json_object_new_string(e->policy_name));
-	if (e->kind == OOMCTL_EV_KILL) {
+	if (known_kind(e) && kinds[e->kind].victim) {
 		v = json_object_new_object();
 		json_object_object_add(v, "pid", json_object_new_int64(e->pid));
 		json_object_object_add(v, "comm", json_object_new_string(e->comm));
@@ -140,6 +217,13 @@ static struct json_object *event_json(const struct events_ctx *c,
 	json_object_object_add(o, "reason", json_object_new_string(reason));
 	json_object_object_add(o, "rank", rank_json(&e->rank, c->cm));
 	json_object_object_add(o, "candidates", json_object_new_int64(e->candidates));
+	if (e->kind == OOMCTL_EV_RESUME) {
+		json_object_object_add(o, "paused_ms",
+				       json_object_new_int64(e->paused_ns / 1000000));
+		json_object_object_add(o, "resume_reason", json_object_new_string(
+				       e->detail < N(resume_reasons) ?
+				       resume_reasons[e->detail] : "unknown"));
+	}
 	return o;
 }
 
@@ -149,7 +233,7 @@ static int handle_event(void *ctx, void *data, size_t len)
 	struct events_ctx *c = ctx;
 	const struct oomctl_event *e = data;
 	__u32 zero = 0;
-	char reason[4400];
+	char reason[4600];
 
 	if (len < sizeof(*e))
 		return 0;
@@ -164,12 +248,7 @@ static int handle_event(void *ctx, void *data, size_t len)
 		cgroup_map_free(c->cm);
 		c->cm = cgroup_map_build();
 	}
-	if (e->kind == OOMCTL_EV_KILL)
-		rank_text(&e->rank, e->candidates > 1 ? &e->runner_up_key1 : NULL,
-			  c->cm, reason, sizeof(reason));
-	else
-		snprintf(reason, sizeof(reason), "%s", e->rank.class == OOMCTL_ABORT ?
-			 "aborted by the policy" : "no task could be chosen");
+	event_reason(c, e, reason, sizeof(reason));
 	if (json_output) {
 		struct json_object *o = event_json(c, e, reason);
 

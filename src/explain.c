@@ -212,7 +212,8 @@ static void explain_text(struct json_object *o)
 		printf("victim:  none new: pid %lld (%s) is still dying, the kernel waits for it\n",
 		       jint(v, "pid"), jstr(v, "comm"));
 	else if (!strcmp(out, "abort"))
-		printf("victim:  none: the policy aborts this OOM (the cgroup waits for memory)\n");
+		printf("victim:  none: the policy aborts this OOM (the cgroup pauses: its faulting\n"
+		       "         tasks wait for memory; see max-pause)\n");
 	else
 		printf("victim:  none: every process is passed over\n");
 	if (json_object_array_length(ranked))

@@ -17,8 +17,11 @@
 const char *const hook_names[NR_HOOKS] = {
 	[HOOK_EVALUATE] = "bpf_oom_evaluate_task",
 	[HOOK_NAME] = "bpf_set_policy_name",
-	[HOOK_FAIL] = "select_bad_process_end",
 	[HOOK_KILL] = "oom_kill_process",
+	[HOOK_KILL_TASK] = "__oom_kill_process",
+	[HOOK_FAIL] = "select_bad_process_end",
+	[HOOK_PAUSE] = "memcg_oom_pause",
+	[HOOK_RESUME] = "memcg_oom_resume",
 };
 
 /* tp_btf programs attach to the tracepoint's btf_trace_<name> typedef. */
@@ -39,7 +42,7 @@ int hooks_find(struct hooks *h)
 		int kind = BTF_KIND_FUNC;
 
 		snprintf(name, sizeof(name), "%s", hook_names[i]);
-		if (i == HOOK_FAIL) {
+		if (i >= HOOK_FIRST_TP) {
 			snprintf(name, sizeof(name), "btf_trace_%s", hook_names[i]);
 			kind = BTF_KIND_TYPEDEF;
 		}
@@ -84,15 +87,15 @@ static int link_hook(const struct hooks *h, int fd, __u32 *prog_id)
 		return -1;
 	*prog_id = info.prog_id;
 	if (info.type == BPF_LINK_TYPE_TRACING) {
-		for (int i = 0; i < NR_HOOKS; i++)
-			if (i != HOOK_FAIL &&
-			    info.tracing.target_btf_id == (__u32)h->btf_id[i])
+		for (int i = 0; i < HOOK_FIRST_TP; i++)
+			if (info.tracing.target_btf_id == (__u32)h->btf_id[i])
 				return i;
 	}
 	/* tp_btf programs get a raw_tracepoint link named by tracepoint */
-	if (info.type == BPF_LINK_TYPE_RAW_TRACEPOINT &&
-	    !strcmp(tp, hook_names[HOOK_FAIL]))
-		return HOOK_FAIL;
+	if (info.type == BPF_LINK_TYPE_RAW_TRACEPOINT)
+		for (int i = HOOK_FIRST_TP; i < NR_HOOKS; i++)
+			if (!strcmp(tp, hook_names[i]))
+				return i;
 	return -1;
 }
 

@@ -37,7 +37,8 @@ static const struct cmd cmds[] = {
 	  "list the bundled policies and which one is attached", NULL },
 	{ "attach", do_attach,
 	  "POLICY [--name NAME] [--default-prio PRIO] [--slice CGROUP]...\n"
-	  "              [--cgroup CGROUP]... [--replace] [--bpffs DIR]",
+	  "              [--cgroup CGROUP]... [--max-pause SECONDS] [--replace]\n"
+	  "              [--bpffs DIR]",
 	  "load POLICY, attach it to the OOM hooks and pin it",
 	  "  POLICY            cgprio, pid, rss-slice or abort-all (see 'oomctl list'\n"
 	  "                    and oomctl-policies(7))\n"
@@ -50,6 +51,9 @@ static const struct cmd cmds[] = {
 	  "                    task dies first; repeat for more\n"
 	  "  --cgroup CGROUP   abort-all: abort only the OOMs of CGROUP and its\n"
 	  "                    descendants (default: every memcg OOM); repeat for more\n"
+	  "  --max-pause SECONDS\n"
+	  "                    abort-all: a cgroup paused this long gets the kernel's\n"
+	  "                    kill, 1..86400 or infinity (default 30)\n"
 	  "  --replace         swap the attached oomctl policy for this one, with no gap\n"
 	  "  --bpffs DIR       bpffs mount to pin under (default /sys/fs/bpf);\n"
 	  "                    pins go to DIR/oomctl/policy\n" },

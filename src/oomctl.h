@@ -65,13 +65,20 @@ int parse_cmd_opts(const char *cmd, int argc, char **argv,
 /* parse.c */
 int parse_uint(const char *s, unsigned long min, unsigned long max,
 	       unsigned long *out);
+int parse_max_pause(const char *s, __u32 *out);
+#define MAX_PAUSE_WANT	"a number of seconds, 1..86400, or infinity"
 
 /* caps.c */
 enum caps_need { NEED_BPF, NEED_ADMIN };
 int need_caps(const char *cmd, enum caps_need need);
 
 /* kernel.c: the OOM hooks in the running kernel's BTF. */
-enum hook_id { HOOK_EVALUATE, HOOK_NAME, HOOK_FAIL, HOOK_KILL, NR_HOOKS };
+enum hook_id {
+	HOOK_EVALUATE, HOOK_NAME, HOOK_KILL, HOOK_KILL_TASK,	/* functions */
+	HOOK_FAIL, HOOK_PAUSE, HOOK_RESUME,			/* tracepoints */
+	NR_HOOKS
+};
+#define HOOK_FIRST_TP	HOOK_FAIL
 struct hooks {
 	__s32 btf_id[NR_HOOKS];	/* 0 when absent */
 };
@@ -115,6 +122,7 @@ struct policy {
 	const char *entries;	/* status -j key of that map's entries */
 	struct json_object *(*list)(int fd);	/* those entries */
 	bool has_default_prio;
+	bool has_max_pause;	/* abort-all's pause deadline */
 	/* The attach option that fills its map with cgroups (--slice,
 	 * --cgroup), NULL if none; @scoping: giving it sets OOMCTL_CFG_SCOPED.
 	 */

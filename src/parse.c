@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "oomctl.h"
 
 /*
@@ -27,4 +28,23 @@ int parse_uint(const char *s, unsigned long min, unsigned long max,
 		return -ERANGE;
 	*out = v;
 	return 0;
+}
+
+/*
+ * abort-all's pause deadline: "infinity" (no deadline: 0) or whole seconds
+ * in 1..OOMCTL_MAX_PAUSE_MAX_S, as parse_uint() reports errors.
+ */
+int parse_max_pause(const char *s, __u32 *out)
+{
+	unsigned long v;
+	int err;
+
+	if (!strcmp(s, "infinity")) {
+		*out = 0;
+		return 0;
+	}
+	err = parse_uint(s, 1, OOMCTL_MAX_PAUSE_MAX_S, &v);
+	if (!err)
+		*out = v;
+	return err;
 }

@@ -82,6 +82,7 @@ const struct policy policies[] = {
 		.list = cgroup_set_entries,
 		.cgroup_opt = "cgroup",
 		.scoping = true,
+		.has_max_pause = true,
 		.open = open_abort_all,
 		.destroy = destroy_abort_all,
 	},

@@ -28,6 +28,9 @@ static struct json_object *counters(const struct oomctl_stats *s)
 	json_object_object_add(o, "failures", json_object_new_int64(s->failures));
 	json_object_object_add(o, "events", json_object_new_int64(s->events));
 	json_object_object_add(o, "events_dropped", json_object_new_int64(s->events_dropped));
+	json_object_object_add(o, "marked", json_object_new_int64(s->marked));
+	json_object_object_add(o, "overruns", json_object_new_int64(s->overruns));
+	json_object_object_add(o, "pauses", json_object_new_int64(s->pauses));
 	return o;
 }
 
@@ -174,10 +177,16 @@ static void status_text(struct json_object *o)
 		printf("\n");
 		if (jget(o, "default_prio"))
 			printf("default prio: %lld\n", jint(o, "default_prio"));
+		if (jget(o, "max_pause_s"))
+			printf("max pause:    %lld s\n", jint(o, "max_pause_s"));
+		else if (json_object_object_get_ex(o, "max_pause_s", NULL))
+			printf("max pause:    infinity\n");
 		printf("pinned in:    %s\n", jstr(o, "pin_dir"));
 		printf("counters:     invocations %lld, selections %lld, kills %lld, failures %lld\n",
 		       jint(c, "invocations"), jint(c, "selections"), jint(c, "kills"),
 		       jint(c, "failures"));
+		printf("              marked %lld, overruns %lld, pauses %lld\n",
+		       jint(c, "marked"), jint(c, "overruns"), jint(c, "pauses"));
 		printf("events:       %lld recorded, %lld dropped (ring buffer full)\n",
 		       jint(c, "events") - jint(c, "events_dropped"),
 		       jint(c, "events_dropped"));
@@ -293,6 +302,9 @@ int do_status(int argc, char **argv)
 		if (a.policy->scoping)
 			json_object_object_add(res, "scoped", json_object_new_boolean(
 					       a.cfg.flags & OOMCTL_CFG_SCOPED));
+		if (a.policy->has_max_pause)
+			json_object_object_add(res, "max_pause_s", a.cfg.max_pause_s ?
+					       json_object_new_int64(a.cfg.max_pause_s) : NULL);
 		json_object_object_add(res, "last_policy_name",
 				       a.state.last_victim.seq ?
 				       jstring_or_null(a.state.last_victim.policy_name) : NULL);
@@ -300,6 +312,16 @@ int do_status(int argc, char **argv)
 		json_object_object_add(res, "counters", counters(&a.state.stats));
 		json_object_object_add(res, "recent_failures",
 				       recent_failures(&a.state.failwin, warnings));
+		if (a.state.stats.overruns) {
+			char msg[256];
+
+			snprintf(msg, sizeof(msg), "the policy ran past the kernel's time "
+				 "budget (vm.oom_bpf_budget_ms) in %llu OOM%s: the "
+				 "kernel heuristic chose instead",
+				 (unsigned long long)a.state.stats.overruns,
+				 a.state.stats.overruns == 1 ? "" : "s");
+			json_object_array_add(warnings, json_object_new_string(msg));
+		}
 		json_object_object_add(res, "last_victim", victim(&a.state.last_victim));
 		json_object_object_add(res, "links", pinned(&pd, pins, npins, true));
 		json_object_object_add(res, "maps", pinned(&pd, pins, npins, false));
