@@ -13,10 +13,19 @@ enum oom_test_mode {
 	OOM_TEST_NEXT,		/* NEXT for every task */
 	OOM_TEST_ABORT,		/* ABORT at the first task */
 	OOM_TEST_BOGUS,		/* a value outside the enum for every task */
+	/* Hostile policies: the worst the hook allows (tests/vm/hostile.bats) */
+	OOM_TEST_SELECT_ALL,	/* SELECT every task */
+	OOM_TEST_ALTERNATE,	/* ABORT, SELECT, NEXT, bogus: one per OOM, in turn */
+	OOM_TEST_SLOW,		/* bpf_loop() of `loops` iterations per task */
+	OOM_TEST_KFUNC_ODD,	/* the kfuncs with odd sizes and odd tasks */
+	OOM_TEST_NEGATIVE,	/* -1 (and other out-of-range values) per task */
 };
 
 /* What OOM_TEST_BOGUS returns: not a verdict, so it means NO_BPF_POLICY. */
 #define OOM_TEST_BOGUS_VERDICT 42
+
+/* OOM_TEST_SLOW's default iterations per task: bpf_loop()'s maximum. */
+#define OOM_TEST_SLOW_LOOPS (1 << 23)
 
 struct oom_test_stats {
 	unsigned long long invocations;	/* bpf_set_policy_name() calls */
@@ -24,6 +33,7 @@ struct oom_test_stats {
 	unsigned long long selected;	/* BPF_EVAL_SELECT returned */
 	unsigned long long failures;	/* oom:select_bad_process_end */
 	unsigned long long protected;	/* offered init or a kernel thread */
+	unsigned long long overruns;	/* failures with result=overrun */
 };
 
 #define OOM_TEST_NAME_MAX 32

@@ -2,17 +2,23 @@
 /*
  * hog - allocate and touch memory, for OOM tests.
  *
- *   hog [--adj N] [--ready FILE] [--hold] MB
+ *   hog [--adj N] [--ready FILE] [--hold] [--leader-exit] [--twins] MB
  *
  * Sets its oom_score_adj (the VM harness runs at -1000 and children inherit
  * it), locks its code in memory, touches MB megabytes one page at a time,
  * creates FILE once all of it is resident, then exits 0, or with --hold
- * sleeps until killed.
+ * sleeps until killed. With --leader-exit a second thread does all that
+ * while the main thread exits (pthread_exit()): the process keeps its
+ * memory, but its thread-group leader's task->mm is NULL. With --twins it
+ * then forks two children that sleep until killed, and writes their pids
+ * into FILE: two processes the OOM killer scores the same (same memory,
+ * same code run since the fork), whatever cgroups they are moved to.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,19 +27,77 @@
 
 #include "tool.h"
 
+static const char *ready;
+static long mb;
+static int hold, twins;
+
+/* Touch mb megabytes, say so in ready, hold them with --hold: exits. */
+static void *work(void *arg __attribute__((unused)))
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *mem;
+	int fd;
+
+	/*
+	 * One mebibyte at a time: a single mapping larger than RAM would be
+	 * refused by the overcommit heuristic instead of causing an OOM.
+	 */
+	for (long i = 0; i < mb; i++) {
+		mem = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mem == MAP_FAILED) {
+			perror("hog: mmap");
+			exit(1);
+		}
+		for (long off = 0; off < 1 << 20; off += page)
+			mem[off] = 1;
+	}
+
+	if (ready) {
+		char pids[64] = "";
+		pid_t twin[2];
+
+		for (int i = 0; twins && i < 2; i++) {
+			twin[i] = fork();
+			if (twin[i] < 0) {
+				perror("hog: fork");
+				exit(1);
+			}
+			if (!twin[i])
+				for (;;)
+					pause();
+		}
+		if (twins)
+			snprintf(pids, sizeof(pids), "%d %d\n", twin[0], twin[1]);
+		/* Written whole, then renamed: a reader never sees half of it. */
+		char tmp[PATH_MAX];
+
+		snprintf(tmp, sizeof(tmp), "%s.tmp", ready);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || write(fd, pids, strlen(pids)) != (ssize_t)strlen(pids) ||
+		    close(fd) || rename(tmp, ready)) {
+			perror("hog: ready file");
+			exit(1);
+		}
+	}
+	while (hold)
+		pause();
+	exit(0);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "adj", required_argument, NULL, 'a' },
 		{ "ready", required_argument, NULL, 'r' },
 		{ "hold", no_argument, NULL, 'H' },
+		{ "leader-exit", no_argument, NULL, 'L' },
+		{ "twins", no_argument, NULL, 'T' },
 		{ 0 }
 	};
-	const char *ready = NULL;
-	long adj = 0, mb;
-	int hold = 0, c, fd;
-	long page = sysconf(_SC_PAGESIZE);
-	char *mem;
+	int leader_exit = 0, c;
+	pthread_t worker;
+	long adj = 0;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -49,12 +113,20 @@ int main(int argc, char **argv)
 		case 'H':
 			hold = 1;
 			break;
+		case 'L':
+			leader_exit = 1;
+			break;
+		case 'T':
+			twins = 1;
+			break;
 		default:
 			return 2;
 		}
 	}
-	if (optind != argc - 1 || parse_long(argv[optind], 1, 1 << 20, &mb)) {
-		fprintf(stderr, "usage: hog [--adj N] [--ready FILE] [--hold] MB\n");
+	if (optind != argc - 1 || parse_long(argv[optind], 1, 1 << 20, &mb) ||
+	    (twins && !ready)) {
+		fprintf(stderr, "usage: hog [--adj N] [--ready FILE] [--hold] "
+			"[--leader-exit] [--twins] MB\n");
 		return 2;
 	}
 
@@ -76,30 +148,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	/*
-	 * One mebibyte at a time: a single mapping larger than RAM would be
-	 * refused by the overcommit heuristic instead of causing an OOM.
-	 */
-	for (long i = 0; i < mb; i++) {
-		mem = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (mem == MAP_FAILED) {
-			perror("hog: mmap");
-			return 1;
-		}
-		for (long off = 0; off < 1 << 20; off += page)
-			mem[off] = 1;
+	if (!leader_exit)
+		work(NULL);
+	c = pthread_create(&worker, NULL, work, NULL);
+	if (c) {
+		fprintf(stderr, "hog: pthread_create: %s\n", strerror(c));
+		return 1;
 	}
-
-	if (ready) {
-		fd = open(ready, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd < 0) {
-			perror("hog: ready file");
-			return 1;
-		}
-		close(fd);
-	}
-	while (hold)
-		pause();
-	return 0;
+	pthread_exit(NULL);
 }

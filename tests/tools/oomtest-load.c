@@ -4,7 +4,8 @@
  * series' VM tests, print "attached", hold it until SIGTERM or SIGINT, then
  * print the program's counters and detach.
  *
- *   oomtest-load [--mode none|prio|select-pid|next|abort|bogus] [--pid PID]
+ *   oomtest-load [--mode none|prio|select-pid|next|abort|bogus|select-all|
+ *                 alternate|slow|kfunc-odd|negative] [--pid PID] [--loops N]
  *                [--name NAME] [--prio CGROUP_DIR=PRIO]...
  */
 #define _GNU_SOURCE
@@ -28,6 +29,9 @@ static int parse_mode(const char *s)
 		[OOM_TEST_NONE] = "none", [OOM_TEST_PRIO] = "prio",
 		[OOM_TEST_SELECT_PID] = "select-pid", [OOM_TEST_NEXT] = "next",
 		[OOM_TEST_ABORT] = "abort", [OOM_TEST_BOGUS] = "bogus",
+		[OOM_TEST_SELECT_ALL] = "select-all", [OOM_TEST_ALTERNATE] = "alternate",
+		[OOM_TEST_SLOW] = "slow", [OOM_TEST_KFUNC_ODD] = "kfunc-odd",
+		[OOM_TEST_NEGATIVE] = "negative",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -43,10 +47,12 @@ int main(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "prio", required_argument, NULL, 'P' },
+		{ "loops", required_argument, NULL, 'l' },
 		{ 0 }
 	};
 	const char *prios[OOM_TEST_MAX_CGROUPS];
 	int nprios = 0, mode = OOM_TEST_NONE, pid = 0, c, sig, err = 1;
+	unsigned long loops = OOM_TEST_SLOW_LOOPS;
 	const char *name = NULL;
 	struct oom_test_bpf *skel;
 	sigset_t set;
@@ -66,6 +72,9 @@ int main(int argc, char **argv)
 		case 'n':
 			name = optarg;
 			break;
+		case 'l':
+			loops = strtoul(optarg, NULL, 10);
+			break;
 		case 'P':
 			if (nprios == OOM_TEST_MAX_CGROUPS)
 				return 2;
@@ -83,6 +92,7 @@ int main(int argc, char **argv)
 	}
 	skel->rodata->mode = mode;
 	skel->rodata->target_pid = pid;
+	skel->rodata->loops = loops;
 	if (name) {
 		memset(skel->data->policy_name, 0, sizeof(skel->data->policy_name));
 		strncpy(skel->data->policy_name, name,
@@ -123,10 +133,11 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	sigwait(&set, &sig);
 
-	printf("invocations=%llu evaluated=%llu selected=%llu failures=%llu protected=%llu\n",
+	printf("invocations=%llu evaluated=%llu selected=%llu failures=%llu protected=%llu "
+	       "overruns=%llu\n",
 	       skel->bss->stats.invocations, skel->bss->stats.evaluated,
 	       skel->bss->stats.selected, skel->bss->stats.failures,
-	       skel->bss->stats.protected);
+	       skel->bss->stats.protected, skel->bss->stats.overruns);
 	err = 0;
 out:
 	oom_test_bpf__destroy(skel);
