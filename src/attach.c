@@ -168,6 +168,7 @@ static int pin_map(const char *cmd, const struct pindir *pd, const char *dir,
 		return -1;
 	}
 	fchmodat(pd->fd, rel, 0600, 0);
+	test_stop_at(STEP_MAP_PINNED);
 	return 0;
 }
 
@@ -189,6 +190,7 @@ static int attach_prog(const char *cmd, const struct pindir *pd, const char *dir
 		return -1;
 	}
 	links[(*n)++] = l;
+	test_stop_at(STEP_LINK_ATTACHED);
 	snprintf(rel, sizeof(rel), "%s/link_%s", dir, bpf_program__name(prog));
 	if (pindir_fdpath(pd, rel, path, sizeof(path)) || bpf_link__pin(l, path)) {
 		p_err("%s: cannot pin the link of %s: %s", cmd, bpf_program__name(prog),
@@ -196,6 +198,7 @@ static int attach_prog(const char *cmd, const struct pindir *pd, const char *dir
 		return -1;
 	}
 	fchmodat(pd->fd, rel, 0600, 0);
+	test_stop_at(STEP_LINK_PINNED);
 	return 0;
 }
 
@@ -318,6 +321,7 @@ int attach_policy(const char *cmd, const struct policy *p,
 	}
 	if (fill_entries(cmd, &pd, p, &old, obj, want, nwant))
 		goto out;
+	test_stop_at(STEP_LOADED);
 
 	snprintf(staging, sizeof(staging), "staging-%d", getpid());
 	if (mkdirat(pd.fd, staging, 0700)) {
@@ -325,6 +329,7 @@ int attach_policy(const char *cmd, const struct policy *p,
 		goto out;
 	}
 	staged = true;
+	test_stop_at(STEP_STAGED);
 	bpf_object__for_each_map(m, obj) {
 		if (!bpf_map__is_internal(m) && pin_map(cmd, &pd, staging, m))
 			goto out;
@@ -356,6 +361,7 @@ int attach_policy(const char *cmd, const struct policy *p,
 		p_err("%s: cannot move %s into place: %s", cmd, staging, strerror(errno));
 		goto out;
 	}
+	test_stop_at(STEP_RENAMED_IN);
 	if (old.present)
 		remove_pins(&pd, staging);
 	staged = false;
@@ -380,6 +386,7 @@ int attach_policy(const char *cmd, const struct policy *p,
 		json_object_object_add(*res, "replaced",
 				       json_object_new_string(old.policy->name));
 	rc = EXIT_OK;
+	test_stop_at(STEP_DONE);
 out:
 	/* On failure this releases every link: nothing stays attached. */
 	if (staged)
@@ -646,6 +653,7 @@ int detach_policy(const char *cmd, struct json_object **res)
 		      POLICY_SUBDIR, strerror(errno));
 		goto out;
 	}
+	test_stop_at(STEP_RENAMED_OUT);
 	err = remove_pins(&pd, gone);
 	if (err) {
 		p_err("%s: cannot unpin %s/%s: %s", cmd, pd.path, gone, strerror(-err));
@@ -665,6 +673,7 @@ int detach_policy(const char *cmd, struct json_object **res)
 	json_object_object_add(*res, "programs", id_array(ids.progs, ids.nprogs));
 	json_object_object_add(*res, "maps", id_array(ids.maps, ids.nmaps));
 	rc = EXIT_OK;
+	test_stop_at(STEP_DONE);
 out:
 	free(pins);
 	pindir_close(&pd);

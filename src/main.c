@@ -336,7 +336,7 @@ int main(int argc, char **argv)
 		{ 0 }
 	};
 	const struct cmd *cmd;
-	int c;
+	int c, rc;
 
 	libbpf_set_print(libbpf_print);
 	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
@@ -362,6 +362,10 @@ int main(int argc, char **argv)
 			return usage_err(NULL, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	/* Test only: see test-stop.c. */
+	rc = test_steps_init();
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
 	if (optind >= argc) {
 		if (json_output)
 			return usage_err(NULL, "no command given");
@@ -391,5 +395,5 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	argv[0] = (char *)cmd->name;
-	return cmd->fn(argc, argv);
+	return test_steps_end(cmd->fn(argc, argv));
 }

@@ -220,6 +220,59 @@ int open_attached(const char *cmd, struct pindir *pd, struct attached *a);
  */
 int open_pinned(const struct pindir *pd, const char *cmd, const char *file);
 
+/*
+ * test-stop.c, test only: the steps of attach, attach --replace and detach,
+ * the points between two of their side effects, at which
+ * OOMCTL_TEST_STOP_AT=STEP[:N] makes oomctl stop itself so that
+ * tests/vm/reliability-kill.bats can SIGKILL it exactly there. This is their
+ * one list; a call site names a step by its enum, so every step it can reach
+ * is here. Every side effect that outlives the process (a directory made or
+ * removed, a pin made or unlinked, a link attached, a rename) is followed by
+ * a step before the next one; a pin's fchmodat() is not (bpffs creates
+ * pins 0600 already, in a 0700 directory).
+ */
+#define TEST_STEPS(X)							\
+	X(STEP_LOCKED, "locked", "the pin directory opened (made if need be) "	\
+	  "and locked by this run; nothing else changed")			\
+	X(STEP_LOADED, "loaded", "attach: the policy loaded, configured and "	\
+	  "filled, held by this process only")				\
+	X(STEP_STAGED, "staged", "attach: staging-PID made, empty")		\
+	X(STEP_MAP_PINNED, "map-pinned", "attach: one more map pinned in "	\
+	  "staging-PID (once per map)")					\
+	X(STEP_LINK_ATTACHED, "link-attached", "attach: one more program "	\
+	  "attached, its link held by this process only (once per program, "	\
+	  "the evaluate program last)")					\
+	X(STEP_LINK_PINNED, "link-pinned", "attach: that link pinned in "	\
+	  "staging-PID (once per program)")				\
+	X(STEP_RENAMED_IN, "renamed-in", "attach: staging-PID renamed to "	\
+	  "policy (--replace: exchanged with it, staging-PID now holds the "	\
+	  "old policy)")							\
+	X(STEP_RENAMED_OUT, "renamed-out", "detach: policy renamed to "	\
+	  "detaching-PID")						\
+	X(STEP_PIN_REMOVED, "pin-removed", "one more pin of a staging-PID or "	\
+	  "detaching-PID directory unlinked (once per pin)")		\
+	X(STEP_UNPINNED, "unpinned", "that directory's last pin unlinked and "	\
+	  "the directory removed")					\
+	X(STEP_DONE, "done", "attach, detach: done, the result not yet "	\
+	  "printed, the descriptors and the lock still held")
+
+#define STEP_ENUM(id, name, what) id,
+enum test_step { TEST_STEPS(STEP_ENUM) NR_TEST_STEPS };
+#undef STEP_ENUM
+
+extern bool test_steps_on;	/* OOMCTL_TEST_STOP_AT is set */
+/* main(): read OOMCTL_TEST_STOP_AT; 0, EXIT_USAGE, or -1 after =list. */
+int test_steps_init(void);
+void test_step_reached(enum test_step s);
+/* main(): @rc, or EXIT_FAIL if the run never reached the step to stop at. */
+int test_steps_end(int rc);
+
+static inline void test_stop_at(enum test_step s)
+{
+	if (test_steps_on)
+		test_step_reached(s);
+}
+
 /* commands */
 int do_list(int argc, char **argv);
 int do_attach(int argc, char **argv);

@@ -108,7 +108,8 @@ int pindir_open(struct pindir *pd, bool create)
 		p_err("cannot lock %s: %s", pd->path, strerror(errno));
 		goto err;
 	}
-	lock_depth++;
+	if (!lock_depth++)
+		test_stop_at(STEP_LOCKED);
 	pd->fd = fd;
 	return 0;
 err:
@@ -161,10 +162,12 @@ int remove_pins(const struct pindir *pd, const char *sub)
 			continue;
 		if (unlinkat(dfd, de->d_name, 0) && errno != ENOENT)
 			err = -errno;
+		test_stop_at(STEP_PIN_REMOVED);
 	}
 	closedir(d);
 	if (unlinkat(pd->fd, sub, AT_REMOVEDIR) && errno != ENOENT)
 		err = -errno;
+	test_stop_at(STEP_UNPINNED);
 	return err;
 }
 

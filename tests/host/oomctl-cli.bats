@@ -257,3 +257,35 @@ as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
 	[ "$status" -eq 1 ]
 	[ "$(jq -r .error <<<"$output")" = "apply: cannot read /nonexistent.conf: No such file or directory" ]
 }
+
+@test "OOMCTL_TEST_STOP_AT (test only): =list, each step accepted, unknown steps and bad N refused before the command, a step never reached fails" {
+	# --bpffs points nowhere: list locks nothing, so it reaches no step.
+	run env OOMCTL_TEST_STOP_AT=list "$OOMCTL" --bpffs /nonexistent list
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -ge 10 ]
+	[ -z "$(grep -Pv '^[a-z-]+\t\S' <<<"$output")" ]
+	steps=$(cut -f1 <<<"$output")
+	[ "$(sort -u <<<"$steps" | wc -l)" -eq "${#lines[@]}" ]
+	for step in $steps; do
+		run env OOMCTL_TEST_STOP_AT="$step:2" "$OOMCTL" --bpffs /nonexistent list
+		echo "$step:2 => $status: $output"
+		[ "$status" -eq 1 ]
+		[ "${lines[-1]}" = "oomctl: OOMCTL_TEST_STOP_AT: step $step:2 never reached (0 times)" ]
+	done
+	run env OOMCTL_TEST_STOP_AT=trace "$OOMCTL" --bpffs /nonexistent list
+	[ "$status" -eq 0 ]
+	traced=$output
+	run "$OOMCTL" --bpffs /nonexistent list
+	[ "$output" = "$traced" ]
+	# status would fail otherwise (no bpffs, no hook): these fail first.
+	run env OOMCTL_TEST_STOP_AT=nosuch "$OOMCTL" --bpffs /nonexistent status
+	[ "$status" -eq 2 ]
+	[ "$output" = "oomctl: OOMCTL_TEST_STOP_AT: unknown step 'nosuch' (OOMCTL_TEST_STOP_AT=list lists them); see 'oomctl help'" ]
+	for bad in locked:0 locked:x locked: locked:1001 locked:-1 ""; do
+		run env OOMCTL_TEST_STOP_AT="$bad" "$OOMCTL" --bpffs /nonexistent status
+		echo "'$bad' => $status: $output"
+		[ "$status" -eq 2 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ $output == "oomctl: OOMCTL_TEST_STOP_AT: "* ]]
+	done
+}
