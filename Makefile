@@ -85,8 +85,9 @@ check-vm: check-vm-memcg check-vm-global
 
 # The reliability suite (tests/vm/reliability-*.bats) runs with the rest;
 # its long tail only in `make check-stress`: tests/vm/stress-*.bats, and the
-# reliability files that scale up with OOMCTL_STRESS=1 (50 kills a command,
-# 500 commands a shell). Every VM run ends with tests/vm/suite-end.bats.
+# reliability files that scale up with OOMCTL_STRESS=1 (a kill at every
+# step of attach, replace and detach, not only at each step's first and last
+# time; 500 commands a shell). Every VM run ends with tests/vm/suite-end.bats.
 RELIABILITY_TESTS := $(sort $(wildcard tests/vm/reliability-*.bats))
 STRESS_GLOBAL_TESTS := $(sort $(wildcard tests/vm/stress-global*.bats))
 STRESS_TESTS := $(filter-out $(STRESS_GLOBAL_TESTS),$(sort $(wildcard tests/vm/stress-*.bats)))
