@@ -109,3 +109,65 @@ setup() {
 	[ "$status" -eq 1 ]
 	[[ $output == *"the guest kernel reported a problem"* ]]
 }
+
+# One line each of what the kernel's detectors print when something is wrong
+# (lockdep, KASAN, KFENCE and UBSAN included; the 6.12 sources' formats), and
+# what a healthy run prints.
+KERNEL_REPORTS=(
+	"[   41.123456] WARNING: CPU: 1 PID: 80 at mm/oom_kill.c:412 oom_evaluate_task+0x1a/0x2b0"
+	"[   41.123456] WARNING: possible circular locking dependency detected"
+	"[   41.123456] WARNING: possible recursive locking detected"
+	"[   41.123456] WARNING: inconsistent lock state"
+	"[   41.123456] WARNING: possible irq lock inversion dependency detected"
+	"[   41.123456] WARNING: bad unlock balance detected!"
+	"[   41.123456] WARNING: suspicious RCU usage"
+	"[   41.123456] BUG: MAX_LOCKDEP_CHAINS too low!"
+	# After "INFO: trying to register non-static key.", which says neither.
+	"[   41.123456] turning off the locking correctness validator."
+	"[   41.123456] BUG: KASAN: slab-use-after-free in bpf_oom_evaluate_task+0x42/0x90"
+	"[   41.123456] BUG: KFENCE: out-of-bounds read in oom_badness+0x20/0x1c0"
+	"[   41.123456] UBSAN: shift-out-of-bounds in mm/oom_kill.c:321:20"
+	"[   41.123456] UBSAN: array-index-out-of-bounds in kernel/bpf/verifier.c:1234:5"
+	"[   41.123456] BUG: sleeping function called from invalid context at mm/memcontrol.c:1710"
+	"[   41.123456] BUG: scheduling while atomic: hog/80/0x00000002"
+	"[   41.123456] BUG: Invalid wait context"
+	"[   41.123456] INFO: task rm:97 blocked for more than 10 seconds."
+	"[   41.123456] watchdog: BUG: soft lockup - CPU#0 stuck for 63s! [hog:80]"
+	"[   41.123456] rcu: INFO: rcu_sched detected stalls on CPUs/tasks:"
+	"[   41.123456] rcu: INFO: rcu_sched self-detected stall on CPU"
+	"[   41.123456] rcu: INFO: rcu_sched detected expedited stalls on CPUs/tasks: { 1-... } 21003 jiffies s: 261 root: 0x2/."
+	"[   41.123456] kernel BUG at mm/memcontrol.c:1234!"
+	"[   41.123456] Oops: general protection fault, probably for non-canonical address 0xdffffc0000000003: 0000 [#1] SMP KASAN"
+	"[   41.123456] Kernel panic - not syncing: hung_task: blocked tasks"
+)
+HEALTHY_LINES=(
+	"[    0.000000] Linux version 6.12.57 (root@host) (gcc (Debian 12.2.0-14) 12.2.0) #1 SMP PREEMPT_DYNAMIC"
+	"[    0.123456] Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar"
+	"[    0.123456] ... MAX_LOCKDEP_SUBCLASSES:  8"
+	"[    0.123456] kasan: KernelAddressSanitizer initialized (generic)"
+	"[    0.123456] kfence: initialized - using 2097152 bytes for 255 objects at 0x(____ptrval____)-0x(____ptrval____)"
+	"[   12.345678] oomtest: begin 3"
+	"[   12.345678] hog invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0, policy_name=default"
+	"[   12.345678] Out of memory: Killed process 80 (hog) total-vm:20644kB, anon-rss:16384kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:72kB oom_score_adj:0"
+	"[   12.345678] Memory cgroup out of memory: Killed process 81 (hog) total-vm:20644kB, anon-rss:16384kB"
+)
+
+@test "vm: the kernel log check catches every detector's report, and passes a healthy log" {
+	tmp=$(mktemp -d)
+	printf '%s\n' "${HEALTHY_LINES[@]}" >"$tmp/healthy"
+	run "$TOP/tests/vm/kernel-health" "$tmp/healthy"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	for report in "${KERNEL_REPORTS[@]}"; do
+		# The report in the middle of a healthy log: that line, and only it.
+		{ printf '%s\n' "${HEALTHY_LINES[@]:0:5}" "$report" "${HEALTHY_LINES[@]:5}"; } >"$tmp/log"
+		run "$TOP/tests/vm/kernel-health" "$tmp/log"
+		echo "$report -> status $status, output: $output"
+		[ "$status" -eq 1 ]
+		[ "$output" = "$report" ]
+	done
+	run "$TOP/tests/vm/kernel-health" "$tmp/missing"
+	rm -rf "$tmp"
+	[ "$status" -eq 2 ]
+	[[ $output == *"no log at"* ]]
+}
