@@ -37,7 +37,7 @@ OOMCTL_VM_GLOBAL_TESTS :=
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(B)/tests/%,$(wildcard tests/tools/*.c))
 TEST_BPF   := $(B)/bpf/oom_test.bpf.o $(B)/bpf/oom_bad_kfunc.bpf.o
 
-.PHONY: all deps kernel check check-host check-vm check-vm-memcg check-vm-global check-stress check-stress-memcg check-stress-global demo vm series-check clean FORCE
+.PHONY: all deps kernel kernel-debug check check-host check-vm check-vm-memcg check-vm-global check-stress check-stress-memcg check-stress-global check-debug check-debug-memcg check-debug-global demo vm series-check clean FORCE
 
 all: $(OOMCTL_TARGETS) $(TEST_TOOLS) $(TEST_BPF)
 
@@ -46,6 +46,10 @@ deps:
 
 kernel: deps
 	@scripts/build-kernel.sh >/dev/null
+
+# The same series with kernel/debug.config on top: lockdep, KASAN, UBSAN...
+kernel-debug: deps
+	@scripts/build-kernel.sh --debug >/dev/null
 
 # Copied from the cache only when it changed, so a no-op build stays one.
 $(B)/vmlinux.h: FORCE | deps
@@ -122,6 +126,30 @@ check-stress-global: all
 	@mkdir -p $(B)/test-results
 	$(if $(STRESS_GLOBAL_TESTS),OOMCTL_STRESS=1 tests/run-bats vm:256M:$(STRESS_TIMEOUT) $(B)/test-results/vm-stress-global.tap \
 		$(STRESS_GLOBAL_TESTS) $(SUITE_END))
+
+# The kernel-facing suites (the series' hooks, the memcg pause, hostile
+# policies; memcg and global OOMs) on the debug kernel, booted with
+# OOMCTL_KERNEL=debug: any lockdep, KASAN, UBSAN, hung-task or
+# sleep-in-atomic report fails the run (tests/vm/run). Not in `make check`:
+# see tests/README.md for its time.
+DEBUG_TESTS := tests/vm/debug-kernel.bats tests/vm/memcg.bats tests/vm/safety.bats tests/vm/hostile.bats
+DEBUG_GLOBAL_TESTS := tests/vm/debug-kernel.bats tests/vm/global.bats tests/vm/hostile-global.bats
+DEBUG_TIMEOUT := 3600
+
+check-debug: deps
+	@rm -rf $(B)/test-results
+	@$(MAKE) --no-print-directory -k check-debug-memcg check-debug-global; rc=$$?; \
+		tests/summary $(B)/test-results; exit $$rc
+
+check-debug-memcg: all kernel-debug
+	@mkdir -p $(B)/test-results
+	OOMCTL_KERNEL=debug tests/run-bats vm:1G:$(DEBUG_TIMEOUT) $(B)/test-results/vm-debug-memcg.tap \
+		$(DEBUG_TESTS) $(SUITE_END)
+
+check-debug-global: all kernel-debug
+	@mkdir -p $(B)/test-results
+	OOMCTL_KERNEL=debug tests/run-bats vm:256M:$(DEBUG_TIMEOUT) $(B)/test-results/vm-debug-global.tap \
+		$(DEBUG_GLOBAL_TESTS) $(SUITE_END)
 
 demo: all
 	@tests/vm/run -- tests/vm/demo $$([ -t 1 ] && echo --color)

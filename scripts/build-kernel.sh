@@ -1,27 +1,50 @@
 #!/usr/bin/env bash
 # Build the oomctl test kernel out of tree and print the directory holding it.
 #
-#   scripts/build-kernel.sh [--print-dir]
+#   scripts/build-kernel.sh [--debug] [--print-dir]
 #
 # Extracts Debian's linux-source-6.12 tarball, applies kernel/patches/series,
 # merges kernel/oomctl.config onto tinyconfig, builds bzImage and dumps
 # vmlinux.h from the kernel's BTF. The result lives in
 # $OOMCTL_CACHE/kernel-<hash> (default ~/.cache/oomctl), keyed by a hash of
 # everything that goes into it, so an unchanged series is never rebuilt.
-# With --print-dir it only prints that directory and builds nothing.
+# With --debug it builds the debug variant instead: the same, with
+# kernel/debug.config (lockdep, KASAN, UBSAN, ...) merged last, in
+# $OOMCTL_CACHE/kernel-debug-<hash>. The two newest kernels of each variant
+# are kept. With --print-dir it only prints the directory and builds nothing.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "build-kernel: $*" >&2; exit 1; }
+usage() { echo "usage: scripts/build-kernel.sh [--debug] [--print-dir]" >&2; exit 2; }
+debug='' print_dir=''
+for arg; do
+	case $arg in
+	--debug) debug=1 ;;
+	--print-dir) print_dir=1 ;;
+	*) usage ;;
+	esac
+done
 # shellcheck source=series.bash
 . "$top/scripts/series.bash"
+
+# The config fragments, merged in this order onto tinyconfig: a later one's
+# value wins.
+fragments=("$top/kernel/oomctl.config")
+prefix=kernel-
+if [[ -n $debug ]]; then
+	fragments+=("$top/kernel/debug.config")
+	prefix=kernel-debug-
+fi
 
 # Everything that changes the result goes into the key. Bump `recipe` when a
 # change to the steps below changes the kernel they build (not for messages).
 recipe=1
 key=$( {
 	echo "recipe $recipe"
-	cat "$top/kernel/patches/series" "${patches[@]}" "$top/kernel/oomctl.config"
+	# The debug kernel's key has its fragment too (and the plain kernel's
+	# key is what it was before the debug variant existed).
+	cat "$top/kernel/patches/series" "${patches[@]}" "${fragments[@]}"
 	stat -c '%n %s %Y' "$tarball"
 	# Whole outputs, no `| head`: under pipefail a SIGPIPE would make the
 	# key depend on timing.
@@ -29,9 +52,9 @@ key=$( {
 	pahole --version 2>&1 || true
 	bpftool version 2>&1 || true
 } | sha256sum | cut -c1-16)
-out=$cache/kernel-$key
+out=$cache/$prefix$key
 
-if [[ ${1:-} == --print-dir ]]; then
+if [[ -n $print_dir ]]; then
 	echo "$out"
 	exit 0
 fi
@@ -53,22 +76,32 @@ patched_tree "$work" "$log"
 kmake() { make -C "$work/src" O="$work/build" "$@" >>"$log" 2>&1; }
 kmake tinyconfig || die "make tinyconfig failed (see $log)"
 "$work/src/scripts/kconfig/merge_config.sh" -m -O "$work/build" \
-	"$work/build/.config" "$top/kernel/oomctl.config" >>"$log" 2>&1 ||
-	die "merging kernel/oomctl.config failed (see $log)"
+	"$work/build/.config" "${fragments[@]}" >>"$log" 2>&1 ||
+	die "merging ${fragments[*]#"$top/"} failed (see $log)"
 kmake olddefconfig || die "make olddefconfig failed (see $log)"
 
 # An option the kernel silently drops (unmet dependency) is a broken fragment.
-while IFS= read -r line; do
-	[[ $line =~ ^(CONFIG_[A-Z0-9_]+)=(.*)$ ]] || continue
-	opt=${BASH_REMATCH[1]} val=${BASH_REMATCH[2]}
+# Each option is checked against the value of the last fragment that sets it.
+declare -A want from
+opts=()
+for f in "${fragments[@]}"; do
+	while IFS= read -r line; do
+		[[ $line =~ ^(CONFIG_[A-Z0-9_]+)=(.*)$ ]] || continue
+		opt=${BASH_REMATCH[1]}
+		[[ -v want[$opt] ]] || opts+=("$opt")
+		want[$opt]=${BASH_REMATCH[2]} from[$opt]=${f#"$top/"}
+	done <"$f"
+done
+for opt in "${opts[@]}"; do
+	val=${want[$opt]}
 	if [[ $val == n ]]; then
 		! grep -q "^$opt=" "$work/build/.config" ||
-			die "kernel/oomctl.config: $opt=n did not take effect"
+			die "${from[$opt]}: $opt=n did not take effect"
 	else
 		grep -qx "$opt=$val" "$work/build/.config" ||
-			die "kernel/oomctl.config: $opt=$val did not take effect (dependency missing?)"
+			die "${from[$opt]}: $opt=$val did not take effect (dependency missing?)"
 	fi
-done <"$top/kernel/oomctl.config"
+done
 
 start=$SECONDS
 kmake -j"$jobs" bzImage || {
@@ -91,7 +124,9 @@ touch "$work/stamp"
 rm -rf "$out"
 mv "$work" "$out"
 
-# Keep the two newest kernels; older ones are only disk.
-# shellcheck disable=SC2010 # our own names, kernel-<hex>[.tmp]: no blank or newline
-ls -1dt "$cache"/kernel-* 2>/dev/null | grep -v '\.tmp$' | tail -n +3 | xargs -r rm -rf
+# Keep the two newest kernels of this variant (the other one's are not
+# touched); older ones are only disk.
+for d in "$cache/$prefix"*; do
+	if [[ ${d#"$cache/$prefix"} =~ ^[0-9a-f]{16}$ ]]; then echo "$d"; fi
+done | xargs -r -d '\n' ls -1dt | tail -n +3 | xargs -r -d '\n' rm -rf
 echo "$out"

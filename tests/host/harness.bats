@@ -171,3 +171,45 @@ HEALTHY_LINES=(
 	[ "$status" -eq 2 ]
 	[[ $output == *"no log at"* ]]
 }
+
+@test "build-kernel: --debug is its own kernel: its own directory and key, the plain kernel's unchanged" {
+	tmp=$(mktemp -d)
+	cp -r "$TOP/scripts" "$TOP/kernel" "$tmp/"
+	plain=$(OOMCTL_CACHE=$tmp/cache "$tmp/scripts/build-kernel.sh" --print-dir)
+	debug=$(OOMCTL_CACHE=$tmp/cache "$tmp/scripts/build-kernel.sh" --debug --print-dir)
+	echo "# comment" >>"$tmp/kernel/debug.config"
+	debug2=$(OOMCTL_CACHE=$tmp/cache "$tmp/scripts/build-kernel.sh" --print-dir --debug)
+	plain2=$(OOMCTL_CACHE=$tmp/cache "$tmp/scripts/build-kernel.sh" --print-dir)
+	OOMCTL_CACHE=$tmp/cache run "$tmp/scripts/build-kernel.sh" --bogus
+	rm -rf "$tmp"
+	[[ $plain =~ ^$tmp/cache/kernel-[0-9a-f]{16}$ ]]
+	[[ $debug =~ ^$tmp/cache/kernel-debug-[0-9a-f]{16}$ ]]
+	[ "$debug2" != "$debug" ]
+	[ "$plain2" = "$plain" ]
+	[ "$status" -eq 2 ]
+	[[ $output == *"usage: scripts/build-kernel.sh [--debug] [--print-dir]"* ]]
+}
+
+@test "build-kernel --debug: an option kernel/debug.config sets that the kernel drops is one clear error" {
+	tmp=$(mktemp -d)
+	cp -r "$TOP/scripts" "$TOP/kernel" "$tmp/"
+	# KASAN on SLUB_TINY: the dependency the fragment states, removed.
+	sed -i 's/^CONFIG_SLUB_TINY=n$/CONFIG_SLUB_TINY=y/' "$tmp/kernel/debug.config"
+	run grep -qx CONFIG_SLUB_TINY=y "$tmp/kernel/debug.config"
+	[ "$status" -eq 0 ]
+	OOMCTL_CACHE=$tmp/cache run nice "$tmp/scripts/build-kernel.sh" --debug
+	rm -rf "$tmp"
+	[ "$status" -eq 1 ]
+	[[ ${lines[-1]} == *"kernel/debug.config: CONFIG_KASAN=y did not take effect (dependency missing?)"* ]]
+}
+
+@test "vm: OOMCTL_KERNEL=debug boots the debug kernel; any other value is a usage error" {
+	tmp=$(mktemp -d)
+	OOMCTL_CACHE=$tmp OOMCTL_KERNEL=debug run "$TOP/tests/vm/run" -- true
+	[ "$status" -eq 1 ]
+	[[ $output == *"no kernel at $tmp/kernel-debug-"*"/bzImage"*"run 'make kernel-debug' first"* ]]
+	OOMCTL_CACHE=$tmp OOMCTL_KERNEL=release run "$TOP/tests/vm/run" -- true
+	rm -rf "$tmp"
+	[ "$status" -eq 2 ]
+	[[ $output == *"OOMCTL_KERNEL is 'debug' or empty, not 'release'"* ]]
+}
