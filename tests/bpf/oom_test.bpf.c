@@ -49,12 +49,27 @@ SEC("fentry/bpf_set_policy_name")
 int BPF_PROG(name_policy, struct oom_control *oc)
 {
 	__u64 n = __sync_fetch_and_add(&stats.invocations, 1);
-	static const int turns[] = {
-		BPF_EVAL_ABORT, BPF_EVAL_SELECT, BPF_EVAL_NEXT, OOM_TEST_BOGUS_VERDICT,
-	};
 
 	scan_min_prio = (__u32)-1;
-	alternate_verdict = turns[n & 3];
+	/*
+	 * A switch, not a static const table: clang 14 gives a function's
+	 * static .rodata array a BTF offset the kernel refuses, and without
+	 * BTF the bpf_loop() callback of the slow mode cannot load.
+	 */
+	switch (n & 3) {
+	case 0:
+		alternate_verdict = BPF_EVAL_ABORT;
+		break;
+	case 1:
+		alternate_verdict = BPF_EVAL_SELECT;
+		break;
+	case 2:
+		alternate_verdict = BPF_EVAL_NEXT;
+		break;
+	default:
+		alternate_verdict = OOM_TEST_BOGUS_VERDICT;
+		break;
+	}
 	set_oom_policy_name(oc, policy_name, sizeof(policy_name));
 	if (mode == OOM_TEST_KFUNC_ODD) {
 		/* Sizes of 1, 17 and 64 bytes, and an empty name: cut, kept. */

@@ -72,6 +72,20 @@ is_alive() {
 	((rc == 1))
 }
 
+# state PID — the process's state letter (R, S, D, Z, ...), or - if gone.
+state() { awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null || echo -; }
+
+# cpu_ticks PID — user + system clock ticks the process has used.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# is_paused PID — asleep in a paused memcg OOM's wait: TASK_KILLABLE
+# (state D, as cgroup v1's OOM wait) at the end of a page fault, where it
+# holds no lock.
+is_paused() {
+	[[ $(state "$1") == [SD] ]] &&
+		[[ $(cat "/proc/$1/wchan" 2>/dev/null) == mem_cgroup_oom_pause_wait ]]
+}
+
 # reap PID [SECONDS] — wait, bounded, for a background child of this shell
 # to end, and leave its exit status in REAPED (137: killed by SIGKILL).
 # Not for $(...): a subshell cannot wait for its parent's children.

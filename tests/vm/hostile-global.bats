@@ -1,0 +1,66 @@
+#!/usr/bin/env bats
+# Hostile policies in global OOMs (tests/vm/run --mem 256M): the worst the
+# hook allows (tests/bpf/oom_test.bpf.c's modes; NEXT and ABORT are in
+# global.bats), with a handful of tasks and with 2,000. Bounds: the machine
+# lives (no panic, no RCU stall or soft lockup: the harness checks the log),
+# the hog dies within 300 s, the harness and its canary are never stuck in
+# D state, init and kernel threads are never offered to the policy.
+
+load helpers
+load oomctl-helpers
+
+SLEEPERS=$B/tests/sleepers
+
+setup() {
+	cg_setup
+	kmsg_mark
+}
+
+teardown() {
+	common_teardown
+}
+
+crowd() {
+	mkdir "$CG/crowd"
+	(echo "$BASHPID" >"$CG/crowd/cgroup.procs" &&
+		exec "$SLEEPERS" --adj -1000 --ready "$BATS_TEST_TMPDIR/crowd.ready" "$1") \
+		>>"$BATS_TEST_TMPDIR/sleepers.log" 2>&1 3>&- &
+	wait_for 300 test -e "$BATS_TEST_TMPDIR/crowd.ready"
+}
+
+# global_hostile MODE [TASKS] — a hog grows until the VM is out of memory
+# under policy MODE: it dies, no panic.
+global_hostile() {
+	local t0=$SECONDS
+	((${2:-0})) && crowd "$2"
+	load_policy --mode "$1" --name "g_$1"
+	start_hog "$CGROOT" 1024
+	reap "$HOG_PID" 300
+	[ "$REAPED" = 137 ]
+	echo "# global $1${2:+ among $2}: hog killed after $((SECONDS - t0)) s" >&3
+	kmsg_since_mark | grep -q "invoked oom-killer: .*policy_name=g_$1\$"
+	unload_policy
+	[ "$(stat_of protected)" = 0 ]
+}
+
+@test "global hostile: SELECT every task — a task dies, no panic" {
+	global_hostile select-all
+}
+
+@test "global hostile: ABORT, SELECT, NEXT, bogus in turn — the hog dies" {
+	global_hostile alternate
+}
+
+@test "global hostile: out-of-range verdicts — the kernel heuristic kills the hog" {
+	global_hostile negative
+	[ "$(stat_of failures)" = 0 ]
+}
+
+@test "global hostile: the kfuncs with odd sizes and odd tasks — the hog dies" {
+	global_hostile kfunc-odd
+}
+
+@test "global hostile: a long loop per task among 2,000 — past the budget the heuristic kills the hog, no RCU stall" {
+	global_hostile slow 2000
+	(($(stat_of overruns) >= 1))
+}
