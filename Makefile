@@ -28,6 +28,8 @@ OOMCTL_VM_GLOBAL_TESTS :=
 -include src/oomctl.mk
 # The series' BPF selftest (make selftest), built and run in the VM.
 -include kernel/selftest.mk
+# The kernel's own cgroup selftests, built from the tarball, run in the VM.
+-include kernel/cgroup-selftests.mk
 # make install / make uninstall (PREFIX, DESTDIR).
 -include install.mk
 # make bench: what a policy costs the OOM path and oomctl costs a script.
@@ -37,7 +39,7 @@ OOMCTL_VM_GLOBAL_TESTS :=
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(B)/tests/%,$(wildcard tests/tools/*.c))
 TEST_BPF   := $(B)/bpf/oom_test.bpf.o $(B)/bpf/oom_bad_kfunc.bpf.o
 
-.PHONY: all deps kernel kernel-debug check check-host check-vm check-vm-memcg check-vm-global check-stress check-stress-memcg check-stress-global check-debug check-debug-memcg check-debug-global demo vm series-check clean FORCE
+.PHONY: all deps kernel kernel-debug check check-host check-vm check-vm-memcg check-vm-global check-vm-cgroup check-cgroup-policies check-stress check-stress-memcg check-stress-global check-debug check-debug-memcg check-debug-global demo vm series-check clean FORCE
 
 all: $(OOMCTL_TARGETS) $(TEST_TOOLS) $(TEST_BPF)
 
@@ -85,7 +87,7 @@ check-host: kernel $(OOMCTL_TARGETS)
 	@mkdir -p $(B)/test-results
 	tests/run-bats host $(B)/test-results/host.tap tests/host
 
-check-vm: check-vm-memcg check-vm-global
+check-vm: check-vm-memcg check-vm-global check-vm-cgroup
 
 # The reliability suite (tests/vm/reliability-*.bats) runs with the rest;
 # its long tail only in `make check-stress`: tests/vm/stress-*.bats, and the
@@ -115,6 +117,22 @@ check-vm-global: all
 	@mkdir -p $(B)/test-results
 	tests/run-bats vm:256M $(B)/test-results/vm-global.tap tests/vm/global.bats $(SAFETY_GLOBAL_TESTS) \
 		$(OOMCTL_VM_GLOBAL_TESTS) $(SUITE_END)
+
+# The kernel's cgroup selftests (kernel/cgroup-selftests.mk) in a VM of
+# their own: they make cgroups at the root, a RAM disk filesystem and 1,000
+# cgroups at a time, and their run is the baseline the policies' is held to.
+check-vm-cgroup: all
+	@mkdir -p $(B)/test-results
+	tests/run-bats vm:1G:1200 $(B)/test-results/vm-cgroup.tap tests/vm/cgroup-selftests.bats $(SUITE_END)
+
+# The same under each bundled policy and abort-all, kept out of make check
+# for its time (tests/README.md).
+check-cgroup-policies: all
+	@rm -rf $(B)/test-results
+	@mkdir -p $(B)/test-results
+	@tests/run-bats vm:1G:3600 $(B)/test-results/vm-cgroup-policies.tap tests/vm/cgroup-selftests.bats \
+		tests/vm/cgroup-selftests-policies.bats $(SUITE_END); rc=$$?; \
+		tests/summary $(B)/test-results; exit $$rc
 
 check-stress: deps
 	@rm -rf $(B)/test-results

@@ -20,6 +20,8 @@ packages=(
 	mandoc
 	# shell lint (tests/host/lint.bats)
 	shellcheck
+	# the kernel's cgroup selftests in the VM: an ext2 to run on, the loopback up
+	e2fsprogs iproute2
 )
 
 missing=()

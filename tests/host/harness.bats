@@ -38,6 +38,44 @@ setup() {
 	[ "$before" != "$after" ]
 }
 
+@test "build-cgroup-selftests: a missing tarball is one clear error" {
+	KERNEL_TARBALL=/nonexistent/linux.tar.xz run "$TOP/scripts/build-cgroup-selftests.sh"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ $output == *"/nonexistent/linux.tar.xz not found"*"make deps"* ]]
+}
+
+@test "build-cgroup-selftests: the cache key follows the patches that touch the cgroup selftests only" {
+	tmp=$(mktemp -d)
+	cp -r "$TOP/scripts" "$TOP/kernel" "$tmp/"
+	before=$("$tmp/scripts/build-cgroup-selftests.sh" --print-dir)
+	printf '%s\n' '--- a/mm/oom_kill.c' '+++ b/mm/oom_kill.c' >"$tmp/kernel/patches/9998-mm.patch"
+	echo 9998-mm.patch >>"$tmp/kernel/patches/series"
+	elsewhere=$("$tmp/scripts/build-cgroup-selftests.sh" --print-dir)
+	printf '%s\n' '--- a/tools/testing/selftests/cgroup/cgroup_util.c' \
+		'+++ b/tools/testing/selftests/cgroup/cgroup_util.c' >"$tmp/kernel/patches/9999-cg.patch"
+	echo 9999-cg.patch >>"$tmp/kernel/patches/series"
+	touching=$("$tmp/scripts/build-cgroup-selftests.sh" --print-dir)
+	rm -rf "$tmp"
+	[ "$before" = "$elsewhere" ]
+	[ "$before" != "$touching" ]
+}
+
+@test "make builds the cgroup selftests as upstream does: every test listed, alloc_anon's malloc kept" {
+	d=$TOP/build/cgroup-selftests
+	[ -f "$d/stamp" ] || skip "run make first"
+	for p in test_memcontrol test_kmem test_core test_kill; do
+		[ -x "$d/$p" ]
+		[ -s "$d/$p.tests" ]
+	done
+	[ "$(wc -l <"$d/test_memcontrol.tests")" -eq 14 ]
+	[ "$(head -1 "$d/test_memcontrol.tests")" = test_memcg_subtree_control ]
+	# At -O2 gcc drops the malloc of memory only written and freed, and
+	# with it every OOM test's allocation.
+	objdump -d --no-show-raw-insn "$d/test_memcontrol" |
+		sed -n '/<alloc_anon>:/,/^$/p' | grep -q 'call.*<malloc@plt>'
+}
+
 @test "every patch in the series passes checkpatch.pl without errors" {
 	for p in $(grep -v '^#' "$TOP/kernel/patches/series"); do
 		# checkpatch exits 1 on warnings too: count the errors.
