@@ -80,10 +80,11 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 # is_paused PID — asleep in a paused memcg OOM's wait: TASK_KILLABLE
 # (state D, as cgroup v1's OOM wait) at the end of a page fault, where it
-# holds no lock.
+# holds no lock. Its kernel stack says so (wchan does not: the test
+# kernel's unwinder guesses, and names a timer function).
 is_paused() {
 	[[ $(state "$1") == [SD] ]] &&
-		[[ $(cat "/proc/$1/wchan" 2>/dev/null) == mem_cgroup_oom_pause_wait ]]
+		grep -q ' mem_cgroup_oom_pause_wait+' "/proc/$1/stack" 2>/dev/null
 }
 
 # reap PID [SECONDS] — wait, bounded, for a background child of this shell
