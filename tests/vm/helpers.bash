@@ -78,6 +78,18 @@ state() { awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null || echo -; }
 # cpu_ticks PID — user + system clock ticks the process has used.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
+# crowd_ready N [SLEEPERS-OPTION...] — N sleeping processes sharing one
+# small mm (tests/tools/sleepers) in $CG/crowd, ready within 300 s.
+crowd_ready() {
+	local n=$1
+	shift
+	mkdir "$CG/crowd"
+	(echo "$BASHPID" >"$CG/crowd/cgroup.procs" &&
+		exec "$B/tests/sleepers" "$@" --ready "$BATS_TEST_TMPDIR/crowd.ready" "$n") \
+		>>"$BATS_TEST_TMPDIR/sleepers.log" 2>&1 3>&- &
+	wait_for 300 test -e "$BATS_TEST_TMPDIR/crowd.ready"
+}
+
 # is_paused PID — asleep in a paused memcg OOM's wait: TASK_KILLABLE
 # (state D, as cgroup v1's OOM wait) at the end of a page fault, where it
 # holds no lock. Its kernel stack says so (wchan does not: the test

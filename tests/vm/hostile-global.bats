@@ -9,8 +9,6 @@
 load helpers
 load oomctl-helpers
 
-SLEEPERS=$B/tests/sleepers
-
 setup() {
 	cg_setup
 	kmsg_mark
@@ -20,19 +18,11 @@ teardown() {
 	common_teardown
 }
 
-crowd() {
-	mkdir "$CG/crowd"
-	(echo "$BASHPID" >"$CG/crowd/cgroup.procs" &&
-		exec "$SLEEPERS" --adj -1000 --ready "$BATS_TEST_TMPDIR/crowd.ready" "$1") \
-		>>"$BATS_TEST_TMPDIR/sleepers.log" 2>&1 3>&- &
-	wait_for 300 test -e "$BATS_TEST_TMPDIR/crowd.ready"
-}
-
 # global_hostile MODE [TASKS] — a hog grows until the VM is out of memory
 # under policy MODE: it dies, no panic.
 global_hostile() {
 	local t0=$SECONDS
-	((${2:-0})) && crowd "$2"
+	((${2:-0})) && crowd_ready "$2" --adj -1000
 	load_policy --mode "$1" --name "g_$1"
 	start_hog "$CGROOT" 1024
 	reap "$HOG_PID" 300

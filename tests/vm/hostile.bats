@@ -17,8 +17,6 @@
 load helpers
 load oomctl-helpers
 
-SLEEPERS=$B/tests/sleepers
-
 setup() {
 	cg_setup
 	kmsg_mark
@@ -43,15 +41,6 @@ canary() {
 	CANARY=$!
 }
 
-# crowd N — N sleeping processes in $CG/crowd (sharing one small mm).
-crowd() {
-	mkdir "$CG/crowd"
-	(echo "$BASHPID" >"$CG/crowd/cgroup.procs" &&
-		exec "$SLEEPERS" --ready "$BATS_TEST_TMPDIR/crowd.ready" "$1") \
-		>>"$BATS_TEST_TMPDIR/sleepers.log" 2>&1 3>&- &
-	wait_for 300 test -e "$BATS_TEST_TMPDIR/crowd.ready"
-}
-
 # hostile MODE [TASKS] — the policy MODE; a hog in $CG/a (32M left) writing
 # to tmpfs and growing; returns when the OOM ended or the bound passed.
 # Leaves the grower's pid in GROWER and whether it was killed in KILLED.
@@ -60,7 +49,7 @@ hostile() {
 	mkdir "$CG/a"
 	# The crowd's kernel stacks and task structs are charged to $CG too
 	# (2,000 tasks: ~40M): the limit is 32M above what it holds.
-	((tasks)) && crowd "$tasks"
+	((tasks)) && crowd_ready "$tasks"
 	cg_write "$CG" memory.max $(($(cat "$CG/memory.current") + 32 * 1024 * 1024))
 	hog_ready "$CG/a" 4 small
 	load_policy --mode "$mode" --name "h_$mode"
