@@ -4,7 +4,7 @@
 # kernel series must leave memory cgroups as upstream tests them. Every test
 # passes, or is a skip or failure that tests/vm/cgroup-selftests.bash lists
 # with its reason (tests/README.md too). The same programs under each
-# bundled policy: cgroup-selftests-policies.bats (make check-cgroup-policies).
+# bundled policy: cgroup-selftests-policies.bats (also in make check).
 
 load helpers
 load oomctl-helpers
