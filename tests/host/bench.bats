@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # make bench's trial knobs (tests/bench/bench), checked on the host before
-# any VM boots: a count that is not a positive number is one clear error.
+# any VM boots: a count that is not a positive number is one clear error;
+# and its workload tests/tools/sleepers' options for the spread layout.
 
 setup() {
 	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
@@ -25,6 +26,15 @@ teardown() {
 	run env BENCH_TASKS="100 1e3" "$TOP/tests/bench/bench"
 	[ "$status" -eq 2 ]
 	[ "$output" = "bench: BENCH_TASKS takes positive numbers, not '1e3'" ]
+}
+
+@test "bench: BENCH_LAYOUTS takes shared and spread only, BENCH_RUNS a positive number" {
+	run env BENCH_LAYOUTS="shared flat" "$TOP/tests/bench/bench"
+	[ "$status" -eq 2 ]
+	[ "$output" = "bench: BENCH_LAYOUTS takes shared and spread, not 'flat'" ]
+	run env BENCH_RUNS=0 "$TOP/tests/bench/bench"
+	[ "$status" -eq 2 ]
+	[ "$output" = "bench: BENCH_RUNS must be a positive number, not '0'" ]
 }
 
 # The spread layout's processes (tests/tools/sleepers --fork --touch --into),
