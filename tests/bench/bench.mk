@@ -16,8 +16,9 @@ $(B)/bench/oom_timing.skel.h: $(B)/bench/oom_timing.bpf.o
 $(B)/bench/oom-timing: tests/bench/oom-timing.c tests/bench/oom_timing.h $(B)/bench/oom_timing.skel.h
 	$(CC) $(CFLAGS) -I$(B)/bench -Itests/bench $(LIBBPF_CFLAGS) -o $@ $< $(LIBBPF_LIBS)
 
-# Runs the VM (about 10 min under TCG); the table goes to stdout and to
-# tests/bench/results.md, the raw samples to $(B)/bench/raw.txt.
+# Runs the VM three times (10-20 min each under TCG, with the host's other
+# load); the table goes to stdout and to tests/bench/results.md, the raw
+# samples to $(B)/bench/raw.txt.
 .PHONY: bench
 bench: all $(B)/bench/oom-timing
 	@tests/bench/bench
