@@ -79,15 +79,34 @@ state() { awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null || echo -; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 # crowd_ready N [SLEEPERS-OPTION...] — N sleeping processes sharing one
-# small mm (tests/tools/sleepers) in $CG/crowd, ready within 300 s.
+# small mm (tests/tools/sleepers) in $CG/crowd, ready within 300 s; fails
+# at once if sleepers gives up (it says why in sleepers.log). The kernel
+# sizes threads-max to its memory (about 2,000 in a 256M VM): it is raised
+# to make room for N, as an operator would, and common_teardown puts it
+# back.
 crowd_ready() {
-	local n=$1
+	local n=$1 max
 	shift
+	max=$(cat /proc/sys/kernel/threads-max)
+	if ((max < n + 1000)); then
+		THREADS_MAX=$max
+		echo $((n + 1000)) >/proc/sys/kernel/threads-max
+	fi
 	mkdir "$CG/crowd"
 	(echo "$BASHPID" >"$CG/crowd/cgroup.procs" &&
 		exec "$B/tests/sleepers" "$@" --ready "$BATS_TEST_TMPDIR/crowd.ready" "$n") \
 		>>"$BATS_TEST_TMPDIR/sleepers.log" 2>&1 3>&- &
-	wait_for 300 test -e "$BATS_TEST_TMPDIR/crowd.ready"
+	CROWD_PID=$!
+	wait_for 300 crowd_settled
+	[[ -e $BATS_TEST_TMPDIR/crowd.ready ]] || {
+		echo "sleepers gave up: $(cat "$BATS_TEST_TMPDIR/sleepers.log")" >&2
+		return 1
+	}
+}
+
+# crowd_settled — crowd_ready's condition: ready, or sleepers has exited.
+crowd_settled() {
+	[[ -e $BATS_TEST_TMPDIR/crowd.ready ]] || is_gone "$CROWD_PID"
 }
 
 # is_paused PID — asleep in a paused memcg OOM's wait: TASK_KILLABLE
@@ -136,5 +155,10 @@ stat_of() { tr ' ' '\n' <<<"$STATS" | sed -n "s/^$1=//p"; }
 
 common_teardown() {
 	[[ -n ${LOADER_PID:-} ]] && kill -TERM "$LOADER_PID" 2>/dev/null && wait "$LOADER_PID"
-	cg_teardown
+	local rc=0
+	cg_teardown || rc=$?
+	if [[ -n ${THREADS_MAX:-} ]]; then
+		echo "$THREADS_MAX" >/proc/sys/kernel/threads-max || rc=$?
+	fi
+	return "$rc"
 }

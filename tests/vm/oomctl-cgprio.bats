@@ -47,7 +47,7 @@ teardown() {
 	[ "$(s '.prios | map(select(.cgroup == "/oomtest/a")) | .[0].prio')" = 10 ]
 	[ "$(s '.prios | map(select(.cgroup == "/oomtest/b")) | .[0].prio')" = 50 ]
 	[ "$(s '.foreign | length')" = 0 ]
-	[ "$(s '.links | length')" = 6 ]
+	[ "$(s '.links | length')" = 10 ]
 }
 
 @test "cgprio: a cgroup without an entry inherits its nearest ancestor's" {
