@@ -48,12 +48,7 @@ if [[ ${1:-} == --print-dir ]]; then
 	echo "$out"
 	exit 0
 fi
-[[ -f $out/stamp ]] && { echo "$out"; exit 0; }
-
-mkdir -p "$cache"
-exec 9>"$cache/.cgroup-selftests.lock"
-flock 9
-[[ -f $out/stamp ]] && { echo "$out"; exit 0; }
+built_or_locked "$out" "$cache/.cgroup-selftests.lock"
 
 work=$out.tmp
 rm -rf "$work"

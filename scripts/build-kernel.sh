@@ -58,12 +58,7 @@ if [[ -n $print_dir ]]; then
 	echo "$out"
 	exit 0
 fi
-[[ -f $out/stamp ]] && { echo "$out"; exit 0; }
-
-mkdir -p "$cache"
-exec 9>"$cache/.build.lock"
-flock 9
-[[ -f $out/stamp ]] && { echo "$out"; exit 0; }
+built_or_locked "$out" "$cache/.build.lock"
 
 work=$out.tmp
 rm -rf "$work"

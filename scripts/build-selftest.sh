@@ -58,10 +58,7 @@ fi
 kdir=$("$top/scripts/build-kernel.sh")
 [[ -r $kdir/vmlinux && -r $kdir/.config ]] || die "no vmlinux or .config in $kdir"
 
-mkdir -p "$cache"
-exec 9>"$cache/.selftest.lock"
-flock 9
-[[ -x $out/test_progs ]] && { echo "$out"; exit 0; }
+built_or_locked "$out" "$cache/.selftest.lock" test_progs
 
 work=$out.tmp
 rm -rf "$work"

@@ -20,6 +20,20 @@ while read -r p; do
 	patches+=("$top/kernel/patches/$p")
 done <"$top/kernel/patches/series"
 
+# built_or_locked OUT LOCK [DONE] — if OUT is built (its file DONE, `stamp`
+# by default, exists) print OUT and end the script. Else take LOCK (fd 9,
+# held until the script ends) and look again: another build may have
+# finished while this one waited.
+built_or_locked() {
+	local out=$1 lock=$2 done=${3:-stamp}
+	[[ -e $out/$done ]] && { echo "$out"; exit 0; }
+	mkdir -p "$(dirname "$lock")"
+	exec 9>"$lock"
+	flock 9
+	[[ -e $out/$done ]] && { echo "$out"; exit 0; }
+	return 0
+}
+
 # patched_tree WORK LOG — extract the tarball into WORK/src and apply the
 # series to it, logging to LOG.
 patched_tree() {

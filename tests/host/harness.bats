@@ -6,11 +6,17 @@ setup() {
 	KDIR=$("$TOP/scripts/build-kernel.sh" --print-dir)
 }
 
-@test "build-kernel: a missing tarball is one clear error" {
-	KERNEL_TARBALL=/nonexistent/linux.tar.xz run "$TOP/scripts/build-kernel.sh"
+# missing_tarball SCRIPT — with no kernel tarball, SCRIPT fails with one
+# line that names the file and the way to get it.
+missing_tarball() {
+	KERNEL_TARBALL=/nonexistent/linux.tar.xz run "$TOP/scripts/$1"
 	[ "$status" -eq 1 ]
 	[ "${#lines[@]}" -eq 1 ]
 	[[ $output == *"/nonexistent/linux.tar.xz not found"*"make deps"* ]]
+}
+
+@test "build-kernel: a missing tarball is one clear error" {
+	missing_tarball build-kernel.sh
 }
 
 @test "build-kernel: a patch that no longer applies is one clear error naming it" {
@@ -39,10 +45,7 @@ setup() {
 }
 
 @test "build-cgroup-selftests: a missing tarball is one clear error" {
-	KERNEL_TARBALL=/nonexistent/linux.tar.xz run "$TOP/scripts/build-cgroup-selftests.sh"
-	[ "$status" -eq 1 ]
-	[ "${#lines[@]}" -eq 1 ]
-	[[ $output == *"/nonexistent/linux.tar.xz not found"*"make deps"* ]]
+	missing_tarball build-cgroup-selftests.sh
 }
 
 @test "build-cgroup-selftests: the cache key follows the patches that touch the cgroup selftests only" {

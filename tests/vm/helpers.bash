@@ -158,7 +158,7 @@ common_teardown() {
 	local rc=0
 	cg_teardown || rc=$?
 	if [[ -n ${THREADS_MAX:-} ]]; then
-		echo "$THREADS_MAX" >/proc/sys/kernel/threads-max || rc=$?
+		echo "$THREADS_MAX" >/proc/sys/kernel/threads-max || rc=1
 	fi
 	return "$rc"
 }
