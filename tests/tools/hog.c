@@ -2,7 +2,8 @@
 /*
  * hog - allocate and touch memory, for OOM tests.
  *
- *   hog [--adj N] [--ready FILE] [--hold] [--leader-exit] [--twins] MB
+ *   hog [--adj N] [--ready FILE] [--hold] [--leader-exit] [--twins]
+ *       [--file PATH] MB
  *
  * Sets its oom_score_adj (the VM harness runs at -1000 and children inherit
  * it), locks its code in memory, touches MB megabytes one page at a time,
@@ -13,6 +14,13 @@
  * then forks two children that sleep until killed, and writes their pids
  * into FILE: two processes the OOM killer scores the same (same memory,
  * same code run since the fork), whatever cgroups they are moved to.
+ *
+ * With --file the MB megabytes are the first MB of PATH instead, mapped
+ * read-only, read one page at a time and locked as they are faulted in:
+ * like anonymous memory without swap they cannot be reclaimed, so the
+ * cgroup fills with page cache that the filesystem had to read, allocating
+ * as it does. (With readahead off, as tests/vm/safety.bats sets it, each
+ * fault reads its own page through the filesystem's read_folio.)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,13 +31,47 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tool.h"
 
-static const char *ready;
+static const char *ready, *file;
 static long mb;
 static int hold, twins;
+
+/* Fault in the first mb megabytes of file, one page a fault, locked. */
+static void read_file(long page)
+{
+	volatile const char *mem;
+	size_t len = (size_t)mb << 20;
+	struct stat st;
+	long sum = 0;
+	int fd;
+
+	fd = open(file, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st)) {
+		fprintf(stderr, "hog: %s: %s\n", file, strerror(errno));
+		exit(1);
+	}
+	if ((size_t)st.st_size < len) {
+		fprintf(stderr, "hog: %s has less than %ld MB\n", file, mb);
+		exit(1);
+	}
+	/* Locked as faulted in, not populated at mmap() (MCL_ONFAULT). */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) {
+		perror("hog: mlockall");
+		exit(1);
+	}
+	mem = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (mem == MAP_FAILED) {
+		perror("hog: mmap");
+		exit(1);
+	}
+	for (size_t off = 0; off < len; off += page)
+		sum += mem[off];
+	(void)sum;
+}
 
 /* Touch mb megabytes, say so in ready, hold them with --hold: exits. */
 static void *work(void *arg __attribute__((unused)))
@@ -42,15 +84,19 @@ static void *work(void *arg __attribute__((unused)))
 	 * One mebibyte at a time: a single mapping larger than RAM would be
 	 * refused by the overcommit heuristic instead of causing an OOM.
 	 */
-	for (long i = 0; i < mb; i++) {
-		mem = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (mem == MAP_FAILED) {
-			perror("hog: mmap");
-			exit(1);
+	if (file) {
+		read_file(page);
+	} else {
+		for (long i = 0; i < mb; i++) {
+			mem = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (mem == MAP_FAILED) {
+				perror("hog: mmap");
+				exit(1);
+			}
+			for (long off = 0; off < 1 << 20; off += page)
+				mem[off] = 1;
 		}
-		for (long off = 0; off < 1 << 20; off += page)
-			mem[off] = 1;
 	}
 
 	if (ready) {
@@ -93,6 +139,7 @@ int main(int argc, char **argv)
 		{ "hold", no_argument, NULL, 'H' },
 		{ "leader-exit", no_argument, NULL, 'L' },
 		{ "twins", no_argument, NULL, 'T' },
+		{ "file", required_argument, NULL, 'f' },
 		{ 0 }
 	};
 	int leader_exit = 0, c;
@@ -119,6 +166,9 @@ int main(int argc, char **argv)
 		case 'T':
 			twins = 1;
 			break;
+		case 'f':
+			file = optarg;
+			break;
 		default:
 			return 2;
 		}
@@ -126,7 +176,7 @@ int main(int argc, char **argv)
 	if (optind != argc - 1 || parse_long(argv[optind], 1, 1 << 20, &mb) ||
 	    (twins && !ready)) {
 		fprintf(stderr, "usage: hog [--adj N] [--ready FILE] [--hold] "
-			"[--leader-exit] [--twins] MB\n");
+			"[--leader-exit] [--twins] [--file PATH] MB\n");
 		return 2;
 	}
 

@@ -15,6 +15,7 @@ setup() {
 }
 
 teardown() {
+	readahead restore
 	oomctl_teardown
 	rm -rf "$SCRATCH"
 }
@@ -129,6 +130,67 @@ never_d() {
 	[ "$(jq -s '[.[] | select(.kind == "pause")] | length' <<<"$output")" = 1 ]
 	[ "$(jq -rs '[.[] | select(.kind == "resume")][0].resume_reason' <<<"$output")" = room ]
 	[ "$(status_field .counters.pauses)" = 1 ]
+}
+
+# readahead 0|restore — readahead on the guest's 9p filesystems (its root)
+# off, or back to what it was: with it off, a page fault reads just its page.
+readahead() {
+	local b
+	for b in /sys/class/bdi/9p-*; do
+		if [[ $1 == 0 ]]; then
+			[[ -e $BATS_TEST_TMPDIR/ra.${b##*/} ]] ||
+				cat "$b/read_ahead_kb" >"$BATS_TEST_TMPDIR/ra.${b##*/}"
+			echo 0 >"$b/read_ahead_kb"
+		elif [[ -e $BATS_TEST_TMPDIR/ra.${b##*/} ]]; then
+			cat "$BATS_TEST_TMPDIR/ra.${b##*/}" >"$b/read_ahead_kb"
+		fi
+	done
+}
+
+# stays_alive SECONDS PID — PID is alive at every check, every 0.1 s.
+stays_alive() {
+	local deadline=$((SECONDS + $1))
+	while ((SECONDS < deadline)); do
+		is_alive "$2" || return 1
+		sleep 0.1
+	done
+}
+
+@test "abort-all: a fault whose file read runs out of memory in a paused cgroup waits there, never SIGBUS (10 rounds)" {
+	# The guest's root is 9p, a netfs filesystem: a read allocates its
+	# requests from accounted slabs, so in a cgroup at its limit the page
+	# cache charge can succeed and the read then fail for lack of memory.
+	# The hog reads build/vmlinux.h, which no test reads in the guest, one
+	# page a fault (readahead off while it opens it), locked, until the 1M
+	# cgroup is full. Before the series' filemap patch, 3-5 rounds in 10
+	# ended in SIGBUS.
+	local round rc cg
+	[ "$(stat -c %s "$B/vmlinux.h")" -gt $((1024 * 1024)) ]
+	"$OOMCTL" attach abort-all --cgroup "$CG" --max-pause infinity >/dev/null
+	for ((round = 1; round <= 10; round++)); do
+		cg=$CG/r$round
+		mkdir "$cg"
+		cg_write "$cg" memory.max 1M
+		echo 3 >/proc/sys/vm/drop_caches
+		readahead 0
+		start_hog "$cg" 1 --file "$B/vmlinux.h"
+		wait_for 60 cg_key_at_least "$cg" memory.events oom 1 || {
+			echo "round $round: no OOM: $(cat "$BATS_TEST_TMPDIR/hog.log")" >&2
+			return 1
+		}
+		readahead restore
+		# Paused, and still so 3 s later: every retry of the fault (one
+		# a second) meets the same full cgroup.
+		if ! wait_for 10 is_paused "$HOG_PID" || ! stays_alive 3 "$HOG_PID"; then
+			wait "$HOG_PID" && rc=0 || rc=$?
+			echo "round $round: the hog was not kept paused: exit $rc$( ((rc == 135)) && echo ' (SIGBUS)')" >&2
+			return 1
+		fi
+		cg_write "$cg" memory.max max
+		reap "$HOG_PID" 60
+		[ "$REAPED" = 0 ]
+		[ "$(cg_read_key "$cg" memory.events oom_kill)" = 0 ]
+	done
 }
 
 @test "abort-all --max-pause 3: a paused cgroup gets the kernel's kill after 3 s (bound: 3 + 2 s), and events show the pause" {
