@@ -43,7 +43,7 @@ OOMCTL_VM_GLOBAL_TESTS :=
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(B)/tests/%,$(wildcard tests/tools/*.c))
 TEST_BPF   := $(B)/bpf/oom_test.bpf.o $(B)/bpf/oom_bad_kfunc.bpf.o
 
-.PHONY: all deps kernel kernel-debug vmlinux-h check check-host check-vm check-vm-memcg check-vm-global check-vm-cgroup check-stress check-stress-memcg check-stress-global check-debug check-debug-memcg check-debug-global demo vm series-check clean FORCE
+.PHONY: all deps kernel kernel-debug vmlinux-h deb check check-host check-vm check-vm-memcg check-vm-global check-vm-cgroup check-stress check-stress-memcg check-stress-global check-debug check-debug-memcg check-debug-global demo vm series-check clean FORCE
 
 all: $(OOMCTL_TARGETS) $(TEST_TOOLS) $(TEST_BPF)
 
@@ -189,6 +189,11 @@ demo: all $(VM_TARGETS)
 
 vm: all $(VM_TARGETS)
 	@tests/vm/run --interactive
+
+# The Debian package of oomctl (debian/), built in a copy of the tree:
+# $(B)/deb/oomctl_VERSION_amd64.deb. No kernel, no apt (scripts/deb.sh).
+deb:
+	@scripts/deb.sh $(B)/deb
 
 # Apply the series patch by patch onto a fresh tree, build each step and run
 # checkpatch on it (slow: one full build plus one incremental per patch).
