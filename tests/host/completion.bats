@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
-# Bash completion (completion/oomctl.bash), driven the way bash drives it:
-# COMP_WORDS, COMP_CWORD, COMP_LINE and COMP_POINT set, the function that
-# `complete -p oomctl` names called,
-# COMPREPLY read. The drift test holds it to what build/oomctl lists.
+# Bash completion (completion/oomctl.bash), driven the way bash drives it
+# (complete.bash): COMP_WORDS, COMP_CWORD, COMP_LINE and COMP_POINT set, the
+# function that `complete -p oomctl` names called, COMPREPLY read. The drift
+# test holds it to what build/oomctl lists.
+
+load complete
 
 setup() {
 	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
@@ -18,33 +20,6 @@ setup() {
 	# A cgroup tree of real directories, where CGROUP arguments complete.
 	export OOMCTL_CGROUP_ROOT=$BATS_TEST_TMPDIR/cg
 	mkdir -p "$OOMCTL_CGROUP_ROOT/web/api" "$OOMCTL_CGROUP_ROOT/batch"
-}
-
-# completions LINE — COMPREPLY, sorted, one per line, for LINE typed with
-# the cursor at its end. LINE is cut into COMP_WORDS as readline does: at
-# blanks, and around '=' (in COMP_WORDBREAKS); a trailing blank starts a
-# new, empty word.
-completions() {
-	local line=$1 w
-	local -a split=()
-	read -ra COMP_WORDS <<<"$line"
-	[[ $line == *" " ]] && COMP_WORDS+=("")
-	for w in "${COMP_WORDS[@]}"; do
-		if [[ $w == -*=* ]]; then
-			split+=("${w%%=*}" "=")
-			[[ -n ${w#*=} ]] && split+=("${w#*=}")
-		else
-			split+=("$w")
-		fi
-	done
-	COMP_WORDS=("${split[@]}")
-	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-	COMP_LINE=$line
-	COMP_POINT=${#line}
-	COMPREPLY=()
-	_oomctl_complete oomctl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
-	((${#COMPREPLY[@]})) && printf '%s\n' "${COMPREPLY[@]}" | sort
-	return 0
 }
 
 # completes LINE WORD... — LINE completes to exactly WORD... (none: nothing).
