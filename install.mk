@@ -4,7 +4,7 @@
 #   make install   [PREFIX=/usr/local] [DESTDIR=] [SBINDIR=...] ...
 #   make uninstall (the same variables: it removes exactly what install put)
 #
-# A Debian package would run
+# The Debian package (debian/rules, make deb) runs
 #   make install DESTDIR=debian/oomctl PREFIX=/usr SYSTEMDUNITDIR=/lib/systemd/system
 # Only files are copied: no systemctl (a package's postinst enables the unit;
 # a DESTDIR install must not touch the running system), never
@@ -25,10 +25,13 @@ MAN_PAGES := $(sort $(wildcard man/*.[1-8]))
 
 # The one list both targets use: SOURCE:DESTINATION:MODE. A SOURCE ending
 # in .in is installed with @SBINDIR@ replaced by the binary's directory.
+# The completion is oomctl.bash, not oomctl: the name of systemd-oomd's
+# completion for its /usr/bin/oomctl (completion/oomctl.bash says how the
+# two share the command name).
 INSTALL_FILES = \
 	$(B)/oomctl:$(SBINDIR)/oomctl:0755 \
 	$(foreach m,$(MAN_PAGES),$(m):$(MANDIR)/man$(patsubst .%,%,$(suffix $(m)))/$(notdir $(m)):0644) \
-	completion/oomctl.bash:$(BASHCOMPDIR)/oomctl:0644 \
+	completion/oomctl.bash:$(BASHCOMPDIR)/oomctl.bash:0644 \
 	systemd/oomctl.service.in:$(SYSTEMDUNITDIR)/oomctl.service:0644 \
 	etc/oomctl.conf.example:$(DOCDIR)/examples/oomctl.conf:0644 \
 	README.md:$(DOCDIR)/README.md:0644 \

@@ -6,6 +6,14 @@
 #
 # OOMCTL_CGROUP_ROOT: complete CGROUP arguments under this directory instead
 # of the cgroup2 mount (for the tests).
+#
+# Debian's systemd-oomd has a command oomctl too: /usr/bin/oomctl, with a
+# completion file of its own named oomctl (its function: _oomctl). Ours is
+# installed as oomctl.bash, which bash-completion loads for `oomctl` as well
+# (it tries oomctl, oomctl.bash and _oomctl), so that the two packages share
+# no file; and it completes the oomctl the command line runs: for systemd's
+# it hands over to systemd's completion. OOMCTL_SYSTEMD_ROOT: look for
+# systemd-oomd's two files under this directory instead of / (for the tests).
 
 _oomctl_commands="list attach detach status set-prio get-prio unset-prio
 	add-pid del-pid get-pids set-slice unset-slice get-slices apply events
@@ -117,7 +125,7 @@ _oomctl_cgroups()
 	compopt -o nospace 2>/dev/null
 }
 
-_oomctl()
+_oomctl_bpf()
 {
 	local cur prev words cword split
 	_init_completion -s || return
@@ -200,4 +208,27 @@ _oomctl()
 	return 0
 }
 
-complete -F _oomctl oomctl
+# _oomctl_complete — what bash calls for `oomctl`: systemd-oomd's
+# completion when the command word is (or, found on PATH, runs) systemd's
+# oomctl, ours otherwise. Root's PATH has /usr/sbin before /usr/bin, so
+# `oomctl` is ours there and systemd's for other users.
+_oomctl_complete()
+{
+	local bin=${COMP_WORDS[0]} sd=${OOMCTL_SYSTEMD_ROOT-}
+	local sd_comp=$sd/usr/share/bash-completion/completions/oomctl
+	[[ $bin == */* ]] || bin=$(type -P -- "$bin")
+	if [[ -n $bin && $bin -ef $sd/usr/bin/oomctl && -r $sd_comp ]]; then
+		# Loaded once; it registers its own function for oomctl:
+		# ours goes back in its place.
+		if ! declare -F _oomctl >/dev/null; then
+			# shellcheck source=/dev/null
+			. "$sd_comp"
+			complete -F _oomctl_complete oomctl
+		fi
+		_oomctl "$@"
+		return
+	fi
+	_oomctl_bpf "$@"
+}
+
+complete -F _oomctl_complete oomctl

@@ -4,7 +4,7 @@
 # (cached in $(OOMCTL_CACHE) like the kernel; no kernel tree needed) and run
 # in the VM by tests/vm/cgroup-selftests.bats, which says what each result
 # means. Included by the top-level Makefile, which provides B, deps and
-# OOMCTL_TARGETS.
+# VM_TARGETS (not `all`: the tarball is a kernel's, and make builds none).
 #
 # The guest mounts a tmpfs on /root, which hides the default cache, so the
 # programs are copied to $(B)/cgroup-selftests, which the guest sees.
@@ -12,7 +12,7 @@
 CGROUP_SELFTESTS := test_memcontrol test_kmem test_core test_kill
 CGROUP_SELFTESTS_DIR := $(B)/cgroup-selftests
 
-OOMCTL_TARGETS += $(CGROUP_SELFTESTS_DIR)/stamp
+VM_TARGETS += $(CGROUP_SELFTESTS_DIR)/stamp
 
 # Rebuilt (from the cache when it has them) when the recipe or the series
 # changes: the script applies the series when a patch touches these files.

@@ -1,15 +1,27 @@
 #!/usr/bin/env bash
 # Install the Debian packages oomctl needs to build, test and demo.
 # Idempotent: when everything is installed it does nothing (no apt-get update).
-# This is the one place packages are named.
+# This is the one place packages are named, but for oomctl's own build
+# dependencies: those are debian/control's Build-Depends, read from there.
 set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+# build_depends — the package names of debian/control's Build-Depends, one
+# a line: versions and architecture lists dropped, debhelper-compat being
+# debhelper's.
+build_depends() {
+	awk '/^[^ \t]/ { on = sub(/^Build-Depends:/, "") } on' "$top/debian/control" |
+		tr ',' '\n' | sed -E 's/\([^)]*\)|\[[^]]*\]|<[^>]*>|[[:space:]]//g; s/^debhelper-compat$/debhelper/' |
+		sed '/^$/d'
+}
 
 packages=(
 	# kernel build
 	linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 	dwarves xz-utils python3
-	# BPF programs and the oomctl binary
-	clang llvm libbpf-dev bpftool pkg-config zlib1g-dev libjson-c-dev
+	# the package's checks (tests/host/deb.bats)
+	lintian
 	# the VM and the tests
 	qemu-system-x86 bats jq util-linux procps bash-completion
 	# a hung guest's vCPU stacks, read through QEMU's gdbstub (tests/vm/stacks)
@@ -23,6 +35,10 @@ packages=(
 	# the kernel's cgroup selftests in the VM: an ext2 to run on, the loopback up
 	e2fsprogs iproute2
 )
+# The BPF programs and the oomctl binary (clang, libbpf-dev, ...), and
+# debhelper for make deb.
+mapfile -t -O "${#packages[@]}" packages < <(build_depends)
+((${#packages[@]} > 20)) || { echo "deps: no Build-Depends read from debian/control" >&2; exit 1; }
 
 missing=()
 for p in "${packages[@]}"; do

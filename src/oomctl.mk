@@ -30,8 +30,9 @@ $(B)/policies/%.skel.h: $(B)/policies/%.bpf.o
 # loading and binding four shared objects (make bench: about 10 ms a call
 # under TCG, the difference between slower and faster than bpftool).
 OOMCTL_STATIC_LIBS = -Wl,-Bstatic -lbpf -lelf -lz -ljson-c -Wl,-Bdynamic
-OOMCTL_CC = $(CC) $(CFLAGS) -Isrc -Ibpf-policies -I$(B)/policies $(LIBBPF_CFLAGS) \
-	$(JSONC_CFLAGS) -o $@ $(OOMCTL_SRCS) $(OOMCTL_STATIC_LIBS)
+# CPPFLAGS and LDFLAGS too: a package build passes its hardening flags there.
+OOMCTL_CC = $(CC) $(CFLAGS) $(CPPFLAGS) -Isrc -Ibpf-policies -I$(B)/policies $(LIBBPF_CFLAGS) \
+	$(JSONC_CFLAGS) $(LDFLAGS) -o $@ $(OOMCTL_SRCS) $(OOMCTL_STATIC_LIBS)
 
 $(B)/oomctl: $(OOMCTL_SRCS) $(OOMCTL_HDRS) $(OOMCTL_SKELS)
 	@mkdir -p $(@D)

@@ -1,7 +1,7 @@
 # make bench: what a BPF policy costs the OOM path, and what oomctl costs a
 # script (tests/bench/run-in-vm says how). Included by the top-level Makefile, which
 # provides B, CLANG, BPFTOOL, LLVM_STRIP, CFLAGS, LIBBPF_*, OOMCTL_TARGETS,
-# `all` and $(B)/vmlinux.h.
+# VM_TARGETS, `all` and $(B)/vmlinux.h.
 
 BENCH_BPF_CFLAGS := -target bpf -g -O2 -Wall -D__TARGET_ARCH_x86 -I$(B) -Itests/bench
 
@@ -20,5 +20,5 @@ $(B)/bench/oom-timing: tests/bench/oom-timing.c tests/bench/oom_timing.h $(B)/be
 # load); the table goes to stdout and to tests/bench/results.md, the raw
 # samples to $(B)/bench/raw.txt.
 .PHONY: bench
-bench: all $(B)/bench/oom-timing
+bench: all $(VM_TARGETS) $(B)/bench/oom-timing
 	@tests/bench/bench

@@ -1,7 +1,10 @@
 #!/usr/bin/env bats
-# Bash completion (completion/oomctl.bash), driven the way bash drives it:
-# COMP_WORDS, COMP_CWORD, COMP_LINE and COMP_POINT set, _oomctl called,
-# COMPREPLY read. The drift test holds it to what build/oomctl lists.
+# Bash completion (completion/oomctl.bash), driven the way bash drives it
+# (complete.bash): COMP_WORDS, COMP_CWORD, COMP_LINE and COMP_POINT set, the
+# function that `complete -p oomctl` names called, COMPREPLY read. The drift
+# test holds it to what build/oomctl lists.
+
+load complete
 
 setup() {
 	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
@@ -17,33 +20,6 @@ setup() {
 	# A cgroup tree of real directories, where CGROUP arguments complete.
 	export OOMCTL_CGROUP_ROOT=$BATS_TEST_TMPDIR/cg
 	mkdir -p "$OOMCTL_CGROUP_ROOT/web/api" "$OOMCTL_CGROUP_ROOT/batch"
-}
-
-# completions LINE — COMPREPLY, sorted, one per line, for LINE typed with
-# the cursor at its end. LINE is cut into COMP_WORDS as readline does: at
-# blanks, and around '=' (in COMP_WORDBREAKS); a trailing blank starts a
-# new, empty word.
-completions() {
-	local line=$1 w
-	local -a split=()
-	read -ra COMP_WORDS <<<"$line"
-	[[ $line == *" " ]] && COMP_WORDS+=("")
-	for w in "${COMP_WORDS[@]}"; do
-		if [[ $w == -*=* ]]; then
-			split+=("${w%%=*}" "=")
-			[[ -n ${w#*=} ]] && split+=("${w#*=}")
-		else
-			split+=("$w")
-		fi
-	done
-	COMP_WORDS=("${split[@]}")
-	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-	COMP_LINE=$line
-	COMP_POINT=${#line}
-	COMPREPLY=()
-	_oomctl
-	((${#COMPREPLY[@]})) && printf '%s\n' "${COMPREPLY[@]}" | sort
-	return 0
 }
 
 # completes LINE WORD... — LINE completes to exactly WORD... (none: nothing).
@@ -228,4 +204,48 @@ STUB
 			offers "oomctl $c -" "$o"
 		done
 	done
+}
+
+# fake_systemd_oomd — systemd-oomd's two files under OOMCTL_SYSTEMD_ROOT:
+# an oomctl in usr/bin, and a completion named oomctl that, like systemd's,
+# defines _oomctl and registers it (it offers its verbs, dump and help).
+fake_systemd_oomd() {
+	export OOMCTL_SYSTEMD_ROOT=$BATS_TEST_TMPDIR/sd
+	local c=$OOMCTL_SYSTEMD_ROOT/usr/share/bash-completion/completions
+	mkdir -p "$OOMCTL_SYSTEMD_ROOT/usr/bin" "$c"
+	printf '#!/bin/sh\nexit 0\n' >"$OOMCTL_SYSTEMD_ROOT/usr/bin/oomctl"
+	chmod +x "$OOMCTL_SYSTEMD_ROOT/usr/bin/oomctl"
+	cat >"$c/oomctl" <<'SD'
+_oomctl() { COMPREPLY=($(compgen -W 'dump help' -- "${COMP_WORDS[COMP_CWORD]}")); }
+complete -F _oomctl oomctl
+SD
+}
+
+@test "registered for oomctl as _oomctl_complete: no clash with systemd-oomd's _oomctl" {
+	[ "$(complete -p oomctl)" = "complete -F _oomctl_complete oomctl" ]
+	run declare -F _oomctl
+	[ "$status" -ne 0 ]
+}
+
+@test "systemd-oomd's oomctl gets systemd's completion, ours ours, whichever was completed first" {
+	fake_systemd_oomd
+	sd=$OOMCTL_SYSTEMD_ROOT/usr/bin/oomctl
+	completes "$TOP/build/oomctl ap" apply
+	completes "$sd " dump help
+	# Its file is loaded, and ours is registered again in its place.
+	[ "$(complete -p oomctl)" = "complete -F _oomctl_complete oomctl" ]
+	completes "$sd d" dump
+	completes "oomctl ap" apply
+	# `oomctl` is whichever PATH finds first: systemd's for a user whose
+	# PATH has /usr/bin and not /usr/sbin.
+	PATH=$OOMCTL_SYSTEMD_ROOT/usr/bin:$PATH
+	completes "oomctl " dump help
+	completes "$TOP/build/oomctl attach p" pid
+}
+
+@test "without systemd-oomd's completion file, every oomctl gets ours" {
+	fake_systemd_oomd
+	rm "$OOMCTL_SYSTEMD_ROOT/usr/share/bash-completion/completions/oomctl"
+	PATH=$OOMCTL_SYSTEMD_ROOT/usr/bin:$PATH
+	completes "oomctl ap" apply
 }

@@ -66,7 +66,7 @@ missing_tarball() {
 
 @test "make builds the cgroup selftests as upstream does: every test listed, alloc_anon's malloc kept" {
 	d=$TOP/build/cgroup-selftests
-	[ -f "$d/stamp" ] || skip "run make first"
+	[ -f "$d/stamp" ] || skip "run make check-vm-cgroup first"
 	for p in test_memcontrol test_kmem test_core test_kill; do
 		[ -x "$d/$p" ]
 		[ -s "$d/$p.tests" ]

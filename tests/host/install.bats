@@ -33,7 +33,7 @@ expected() {
 		for m in "$TOP"/man/*.[1-8]; do
 			echo "644 $p/share/man/man${m##*.}/${m##*/}"
 		done
-		echo "644 $p/share/bash-completion/completions/oomctl"
+		echo "644 $p/share/bash-completion/completions/oomctl.bash"
 		echo "644 $p/lib/systemd/system/oomctl.service"
 		echo "644 $p/share/doc/oomctl/examples/oomctl.conf"
 		echo "644 $p/share/doc/oomctl/README.md"
@@ -58,7 +58,7 @@ expected() {
 	for m in "$TOP"/man/*.[1-8]; do
 		cmp "$m" "$D/usr/share/man/man${m##*.}/${m##*/}"
 	done
-	cmp "$TOP/completion/oomctl.bash" "$D/usr/share/bash-completion/completions/oomctl"
+	cmp "$TOP/completion/oomctl.bash" "$D/usr/share/bash-completion/completions/oomctl.bash"
 	cmp "$TOP/etc/oomctl.conf.example" "$D/usr/share/doc/oomctl/examples/oomctl.conf"
 	cmp "$TOP/README.md" "$D/usr/share/doc/oomctl/README.md"
 	cmp "$TOP/CHANGELOG.md" "$D/usr/share/doc/oomctl/CHANGELOG.md"
