@@ -97,7 +97,7 @@ never_d() {
 	[ "$(cg_read_key "$CG/a" memory.events oom_kill)" = 0 ]
 }
 
-@test "abort-all: a task faulting in a paused cgroup sleeps (<= 10% of a CPU, 50 samples) until the limit is raised, then completes" {
+@test "abort-all: a task faulting in a paused cgroup sleeps (<= 10% of a CPU, 25% on the debug kernel; 50 samples) until the limit is raised, then completes" {
 	mkdir "$CG/a"
 	cg_write "$CG/a" memory.max 16M
 	"$OOMCTL" attach abort-all --cgroup "$CG/a" --max-pause infinity >/dev/null
@@ -115,7 +115,13 @@ never_d() {
 	# Clock ticks are 1/100 s: the share of one CPU, in percent.
 	pct=$(awk -v t="$((t1 - t0))" -v a="$w0" -v b="$w1" 'BEGIN { printf "%d", t / (b - a) }')
 	echo "# paused hog: $pct% of a CPU ($((t1 - t0)) ticks in $(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.1f", b - a }') s), in the pause's wait in $sleeping of 50 samples" >&3
-	((pct <= 10))
+	# It retries once a second. On the debug kernel (lockdep, KASAN: the
+	# reclaim and OOM path of each retry run several times slower) that
+	# came to 6-16% under TCG, hence its bound; a task that spins, as
+	# before the pause, is at ~100% on either.
+	bound=10
+	[[ -e /proc/lockdep_stats ]] && bound=25
+	((pct <= bound))
 	((sleeping >= 40))
 	is_alive "$hog"
 	[ ! -e "$BATS_TEST_TMPDIR/hog.ready" ]
