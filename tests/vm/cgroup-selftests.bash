@@ -43,6 +43,14 @@ test_memcontrol test_memcg_oom_group_score_events abort-all fail the 100M alloca
 EOF
 )
 
+# Tests whose pass hangs on upstream's own timing under TCG: a failure of
+# these alone runs the program once more, and that run's results count;
+# every other difference stands. test_memcg_min and test_memcg_low wait at
+# most ~6 s for their children's 150M of page cache and then go on with
+# what there is, close to the margins of their later values_close() checks
+# (seen failing with no policy: low once in about five fresh make checks).
+CGST_RANDOM=(test_memcg_min test_memcg_low)
+
 # cgst_expected PROG TEST VARIANT — print "RESULT REASON" for TEST, "pass"
 # when nothing is listed.
 cgst_expected() {
@@ -171,11 +179,27 @@ cgst_report() {
 	sed 's/^/    /' "$dir/$2.out"
 }
 
+# cgst_differing VARIANT PROG — the tests of PROG's last run under VARIANT
+# whose result is not the expected one, one a line.
+cgst_differing() {
+	local t want
+	while read -r t; do
+		want=$(cgst_expected "$2" "$t" "$1")
+		[[ $(cgst_result "$1" "$2" "$t") == "${want%% *}" ]] || echo "$t"
+	done <"$CGST_DIR/$2.tests"
+}
+
 # cgst_check VARIANT PROG — run PROG under VARIANT and hold every test's
 # result against CGST_EXPECTED; print every difference and fail if any.
 cgst_check() {
-	local variant=$1 prog=$2 t got want bad=0 rc
+	local variant=$1 prog=$2 t got want bad=0 rc differ
 	cgst_run "$variant" "$prog"
+	differ=$(cgst_differing "$variant" "$prog")
+	if [[ -n $differ ]] && ! grep -qvxF -f <(printf '%s\n' "${CGST_RANDOM[@]}") <<<"$differ"; then
+		echo "# $prog under $variant: $(paste -sd' ' <<<"$differ") not as expected, which upstream's timing can do under TCG: the program once more" >&3
+		rm "$CGST_RESULTS/$variant/$prog.results"
+		cgst_run "$variant" "$prog"
+	fi
 	cgst_report "$variant" "$prog"
 	rc=$(cat "$CGST_RESULTS/$variant/$prog.rc")
 	echo "# $prog under $variant: exit $rc after $(cat "$CGST_RESULTS/$variant/$prog.seconds") s," \
