@@ -43,7 +43,7 @@ OOMCTL_VM_GLOBAL_TESTS :=
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(B)/tests/%,$(wildcard tests/tools/*.c))
 TEST_BPF   := $(B)/bpf/oom_test.bpf.o $(B)/bpf/oom_bad_kfunc.bpf.o
 
-.PHONY: all deps kernel kernel-debug vmlinux-h deb check check-host check-vm check-vm-memcg check-vm-global check-vm-cgroup check-stress check-stress-memcg check-stress-global check-debug check-debug-memcg check-debug-global demo vm series-check clean FORCE
+.PHONY: all deps kernel kernel-debug kernel-deb vmlinux-h deb check check-host check-vm check-vm-memcg check-vm-global check-vm-cgroup check-stress check-stress-memcg check-stress-global check-debug check-debug-memcg check-debug-global demo vm series-check clean FORCE
 
 all: $(OOMCTL_TARGETS) $(TEST_TOOLS) $(TEST_BPF)
 
@@ -56,6 +56,16 @@ kernel: deps
 # The same series with kernel/debug.config on top: lockdep, KASAN, UBSAN...
 kernel-debug: deps
 	@scripts/build-kernel.sh --debug >/dev/null
+
+# Debian packages of the patched kernel (scripts/kernel-deb.sh), in
+# $(B)/kernel-deb: linux-image-6.12.118-oomctl for the config the tests boot
+# (KERNEL_CONFIG=tested), or for Debian's own amd64 config with
+# kernel/production.config merged in (KERNEL_CONFIG=debian: hours on 2
+# cores). To install on a machine, not on the one that builds the tests.
+KERNEL_CONFIG ?= tested
+kernel-deb: deps
+	@rm -rf $(B)/kernel-deb
+	@scripts/kernel-deb.sh --config $(KERNEL_CONFIG) $(B)/kernel-deb
 
 # The kernel's types for the BPF programs. As in bpftool's Makefile,
 # VMLINUX_H=FILE takes them from FILE; by default from kernel/vmlinux.h, the

@@ -69,34 +69,7 @@ echo "build-kernel: building in $work (log: $log)" >&2
 patched_tree "$work" "$log"
 
 kmake() { make -C "$work/src" O="$work/build" "$@" >>"$log" 2>&1; }
-kmake tinyconfig || die "make tinyconfig failed (see $log)"
-"$work/src/scripts/kconfig/merge_config.sh" -m -O "$work/build" \
-	"$work/build/.config" "${fragments[@]}" >>"$log" 2>&1 ||
-	die "merging ${fragments[*]#"$top/"} failed (see $log)"
-kmake olddefconfig || die "make olddefconfig failed (see $log)"
-
-# An option the kernel silently drops (unmet dependency) is a broken fragment.
-# Each option is checked against the value of the last fragment that sets it.
-declare -A want from
-opts=()
-for f in "${fragments[@]}"; do
-	while IFS= read -r line; do
-		[[ $line =~ ^(CONFIG_[A-Z0-9_]+)=(.*)$ ]] || continue
-		opt=${BASH_REMATCH[1]}
-		[[ -v want[$opt] ]] || opts+=("$opt")
-		want[$opt]=${BASH_REMATCH[2]} from[$opt]=${f#"$top/"}
-	done <"$f"
-done
-for opt in "${opts[@]}"; do
-	val=${want[$opt]}
-	if [[ $val == n ]]; then
-		! grep -q "^$opt=" "$work/build/.config" ||
-			die "${from[$opt]}: $opt=n did not take effect"
-	else
-		grep -qx "$opt=$val" "$work/build/.config" ||
-			die "${from[$opt]}: $opt=$val did not take effect (dependency missing?)"
-	fi
-done
+configured_tree "$work" "$log" tinyconfig "${fragments[@]}"
 
 start=$SECONDS
 kmake -j"$jobs" bzImage || {

@@ -20,6 +20,9 @@ packages=(
 	# kernel build
 	linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 	dwarves xz-utils python3
+	# make kernel-deb: the kernel's bindeb-pkg, and Debian's own configs
+	# for its production path (tests/host/kernel-config.bats)
+	linux-config-6.12 cpio kmod
 	# the package's checks (tests/host/deb.bats)
 	lintian
 	# the VM and the tests

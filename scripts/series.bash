@@ -1,6 +1,7 @@
-# Sourced by scripts/build-kernel.sh and scripts/build-selftest.sh: where the
-# kernel source and the cache are, the series' patches, and the steps both
-# take to get a patched tree. The caller defines die() and sets $top.
+# Sourced by scripts/build-kernel.sh, scripts/build-selftest.sh and
+# scripts/kernel-deb.sh: where the kernel source and the cache are, the
+# series' patches, and the steps they take to get a patched, configured
+# tree. The caller defines die() and sets $top.
 : "${top:?set by the script that sources this file}"
 
 tarball=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
@@ -45,5 +46,50 @@ patched_tree() {
 	for p in "${patches[@]}"; do
 		patch -d "$work/src" -p1 --forward --batch --quiet <"$p" >>"$log" 2>&1 ||
 			die "kernel/patches/${p##*/} does not apply to $(basename "$tarball") (see $log)"
+	done
+}
+
+# configured_tree WORK LOG BASE FRAGMENT... — WORK/build/.config for the
+# tree in WORK/src: BASE ("tinyconfig", or a config file such as Debian's),
+# the FRAGMENTs merged onto it in order (a later one's value wins), then
+# olddefconfig. An option of a fragment that the kernel silently dropped
+# (an unmet dependency) is an error naming it.
+configured_tree() {
+	local work=$1 log=$2 base=$3 f line opt val
+	shift 3
+	mkdir -p "$work/build"
+	if [[ $base == tinyconfig ]]; then
+		make -C "$work/src" O="$work/build" tinyconfig >>"$log" 2>&1 ||
+			die "make tinyconfig failed (see $log)"
+	else
+		cp "$base" "$work/build/.config"
+	fi
+	"$work/src/scripts/kconfig/merge_config.sh" -m -O "$work/build" \
+		"$work/build/.config" "$@" >>"$log" 2>&1 ||
+		die "merging ${*#"$top/"} failed (see $log)"
+	make -C "$work/src" O="$work/build" olddefconfig >>"$log" 2>&1 ||
+		die "make olddefconfig failed (see $log)"
+
+	# Each option is checked against the value of the last fragment that
+	# sets it.
+	local -A want from
+	local opts=()
+	for f; do
+		while IFS= read -r line; do
+			[[ $line =~ ^(CONFIG_[A-Z0-9_]+)=(.*)$ ]] || continue
+			opt=${BASH_REMATCH[1]}
+			[[ -v want[$opt] ]] || opts+=("$opt")
+			want[$opt]=${BASH_REMATCH[2]} from[$opt]=${f#"$top/"}
+		done <"$f"
+	done
+	for opt in "${opts[@]}"; do
+		val=${want[$opt]}
+		if [[ $val == n ]]; then
+			! grep -q "^$opt=" "$work/build/.config" ||
+				die "${from[$opt]}: $opt=n did not take effect"
+		else
+			grep -qx "$opt=$val" "$work/build/.config" ||
+				die "${from[$opt]}: $opt=$val did not take effect (dependency missing?)"
+		fi
 	done
 }
