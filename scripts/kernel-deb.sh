@@ -77,18 +77,24 @@ key=$( {
 # at a time; the caller looks again for the result once it has it.
 lock() { mkdir -p "$(dirname "$1")"; exec 9>"$1"; flock 9; }
 
+# configured_work OUT WHAT — a fresh $work (OUT.tmp) holding the patched,
+# configured tree, its log in $work/build.log; WHAT for the progress line.
+configured_work() {
+	work=$1.tmp
+	rm -rf "$work"
+	mkdir -p "$work"
+	echo "kernel-deb: $2 in $work (log: $work/build.log)" >&2
+	patched_tree "$work" "$work/build.log"
+	configured_tree "$work" "$work/build.log" "$base" "${fragments[@]}"
+}
+
 # config_only — the config alone, cached on its own, so that the host test
 # costs one extraction per change of its inputs.
 config_only() {
 	local out=$cache/kernel-config-$variant-$key
 	[[ -e $out/config ]] || lock "$cache/.kernel-config.lock"
 	if [[ ! -e $out/config ]]; then
-		work=$out.tmp
-		rm -rf "$work"
-		mkdir -p "$work"
-		echo "kernel-deb: making the $variant config in $work (log: $work/build.log)" >&2
-		patched_tree "$work" "$work/build.log"
-		configured_tree "$work" "$work/build.log" "$base" "${fragments[@]}"
+		configured_work "$out" "making the $variant config"
 		cp "$work/build/.config" "$work/config"
 		rm -rf "$work/src" "$work/build"
 		rm -rf "$out"
@@ -104,14 +110,9 @@ packages() {
 	local out=$cache/kernel-deb-$variant-$key log start kver
 	[[ -e $out/stamp ]] || lock "$cache/.kernel-deb.lock"
 	if [[ ! -e $out/stamp ]]; then
-		work=$out.tmp
-		rm -rf "$work"
-		mkdir -p "$work"
-		log=$work/build.log
-		echo "kernel-deb: building the $variant packages in $work (log: $log)" >&2
 		start=$SECONDS
-		patched_tree "$work" "$log"
-		configured_tree "$work" "$log" "$base" "${fragments[@]}"
+		configured_work "$out" "building the $variant packages"
+		log=$work/build.log
 		kver=$(make -s -C "$work/src" kernelversion 2>>"$log") ||
 			die "cannot read the kernel version (see $log)"
 		# -oomctl in the release, so that the image installs beside
