@@ -195,10 +195,15 @@ check-debug-global: all kernel-debug
 	OOMCTL_KERNEL=debug tests/run-bats vm:512M:$(DEBUG_TIMEOUT) $(B)/test-results/vm-debug-global.tap \
 		$(DEBUG_GLOBAL_TESTS) $(SUITE_END)
 
-demo: all $(VM_TARGETS)
+# Like check: the packages first (make builds a goal's prerequisites in
+# order, and `all` needs libbpf's headers before `kernel` would install
+# them), then the build in a sub-make.
+demo: deps
+	@$(MAKE) --no-print-directory all $(VM_TARGETS)
 	@tests/vm/run -- tests/vm/demo $$([ -t 1 ] && echo --color)
 
-vm: all $(VM_TARGETS)
+vm: deps
+	@$(MAKE) --no-print-directory all $(VM_TARGETS)
 	@tests/vm/run --interactive
 
 # The Debian package of oomctl (debian/), built in a copy of the tree:

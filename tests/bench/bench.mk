@@ -20,5 +20,6 @@ $(B)/bench/oom-timing: tests/bench/oom-timing.c tests/bench/oom_timing.h $(B)/be
 # load); the table goes to stdout and to tests/bench/results.md, the raw
 # samples to $(B)/bench/raw.txt.
 .PHONY: bench
-bench: all $(VM_TARGETS) $(B)/bench/oom-timing
+bench: deps
+	@$(MAKE) --no-print-directory all $(VM_TARGETS) $(B)/bench/oom-timing
 	@tests/bench/bench

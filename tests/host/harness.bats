@@ -254,3 +254,18 @@ HEALTHY_LINES=(
 	[ "$status" -eq 2 ]
 	[[ $output == *"OOMCTL_KERNEL is 'debug' or empty, not 'release'"* ]]
 }
+
+# On a fresh machine the README's commands install the packages before they
+# build anything: make, asked to build the policies first, found no libbpf
+# headers (seen: `make demo` on a new machine stopped at
+# 'bpf/bpf_helpers.h' file not found).
+@test "make demo, vm, bench, check, check-stress, check-debug: make deps comes before any build step" {
+	for goal in demo vm bench check check-stress check-debug; do
+		run make -C "$TOP" -n --no-print-directory "B=$BATS_TEST_TMPDIR/build" "$goal"
+		first=$(grep -v '^make\|^#' <<<"$output" | head -1)
+		[ "$first" = scripts/deps.sh ] || {
+			echo "make $goal: the first step is '$first', not scripts/deps.sh" >&2
+			return 1
+		}
+	done
+}
