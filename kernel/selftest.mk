@@ -1,4 +1,4 @@
-# The series' BPF selftest (tools/testing/selftests/bpf, patch 0009):
+# The series' BPF selftest (tools/testing/selftests/bpf, patch 0010):
 # `make selftest` builds test_progs with the OOM policy test only
 # (scripts/build-selftest.sh, cached in $(OOMCTL_CACHE) like the kernel) and
 # runs `test_progs -t oom_policy` in the VM. It is not part of `make check`.
