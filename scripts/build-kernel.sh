@@ -5,13 +5,18 @@
 #
 # Extracts Debian's linux-source-6.12 tarball, applies kernel/patches/series,
 # merges kernel/oomctl.config onto tinyconfig, builds bzImage and dumps
-# vmlinux.h from the kernel's BTF. The result lives in
+# vmlinux.h from the kernel's BTF; then, from the same tree, the kernel's
+# own `bindeb-pkg` makes its Debian packages (debs/: linux-image-6.12.118-
+# oomctl, which the Debian guest installs, make kernel-deb copies). The
+# release is 6.12.118-oomctl, so that the package installs beside Debian's
+# own 6.12 kernel and uname -r tells them apart. The result lives in
 # $OOMCTL_CACHE/kernel-<hash> (default ~/.cache/oomctl), keyed by a hash of
 # everything that goes into it, so an unchanged series is never rebuilt.
 # With --debug it builds the debug variant instead: the same, with
 # kernel/debug.config (lockdep, KASAN, UBSAN, ...) merged last, in
 # $OOMCTL_CACHE/kernel-debug-<hash>. The two newest kernels of each variant
 # are kept. With --print-dir it only prints the directory and builds nothing.
+# The debug variant is only booted by the 9p guest: no packages.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,7 +44,7 @@ fi
 
 # Everything that changes the result goes into the key. Bump `recipe` when a
 # change to the steps below changes the kernel they build (not for messages).
-recipe=1
+recipe=2
 key=$( {
 	echo "recipe $recipe"
 	# The debug kernel's key has its fragment too (and the plain kernel's
@@ -71,12 +76,27 @@ patched_tree "$work" "$log"
 kmake() { make -C "$work/src" O="$work/build" "$@" >>"$log" 2>&1; }
 configured_tree "$work" "$log" tinyconfig "${fragments[@]}"
 
+# LOCALVERSION and the package version on every make of the tree: bzImage
+# and bindeb-pkg then build one kernel, not two.
+kver=$(make -s -C "$work/src" kernelversion 2>>"$log") || die "cannot read the kernel version (see $log)"
+release=(LOCALVERSION=-oomctl KDEB_PKGVERSION="$kver-1+oomctl.${key:0:8}")
 start=$SECONDS
-kmake -j"$jobs" bzImage || {
+kmake -j"$jobs" "${release[@]}" bzImage || {
 	tail -20 "$log" >&2
 	die "kernel build failed (see $log)"
 }
 echo "build-kernel: bzImage built in $((SECONDS - start)) s" >&2
+if [[ -z $debug ]]; then
+	start=$SECONDS
+	kmake -j"$jobs" "${release[@]}" bindeb-pkg || {
+		tail -20 "$log" >&2
+		die "make bindeb-pkg failed (see $log)"
+	}
+	mkdir "$work/debs"
+	mv "$work"/*.deb "$work/debs/"
+	rm -f "$work"/*.buildinfo "$work"/*.changes
+	echo "build-kernel: packages built in $((SECONDS - start)) s" >&2
+fi
 
 cp "$work/build/arch/x86/boot/bzImage" "$work/build/.config" "$work/"
 bpftool btf dump file "$work/build/vmlinux" format c >"$work/vmlinux.h" ||

@@ -4,7 +4,8 @@
 #   scripts/kernel-deb.sh [--config tested|debian] [--config-only] OUTDIR
 #
 # --config tested (the default): the config the tests boot, tinyconfig with
-#   kernel/oomctl.config (scripts/build-kernel.sh's).
+#   kernel/oomctl.config: the packages scripts/build-kernel.sh makes beside
+#   the kernel the VM boots (one build for both).
 # --config debian: the production path, Debian's own amd64 config (package
 #   linux-config-6.12; DEBIAN_CONFIG=FILE for another) with
 #   kernel/production.config merged in and olddefconfig run. A long build:
@@ -146,8 +147,20 @@ prune() {
 	done | xargs -r -d '\n' ls -1dt | tail -n +3 | xargs -r -d '\n' rm -rf
 }
 
+# tested_packages — the test kernel's own packages, from its cache.
+tested_packages() {
+	local kdir
+	kdir=$("$top/scripts/build-kernel.sh") || exit 1
+	mkdir -p "$outdir"
+	cp "$kdir/debs/"* "$outdir/"
+	cp "$kdir/.config" "$outdir/config"
+	ls -1 "$outdir"/*.deb
+}
+
 if [[ -n $config_only ]]; then
 	config_only
+elif [[ $variant == tested ]]; then
+	tested_packages
 	prune "kernel-config-$variant"
 else
 	packages
