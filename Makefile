@@ -43,7 +43,7 @@ OOMCTL_VM_GLOBAL_TESTS :=
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(B)/tests/%,$(wildcard tests/tools/*.c))
 TEST_BPF   := $(B)/bpf/oom_test.bpf.o $(B)/bpf/oom_bad_kfunc.bpf.o
 
-.PHONY: all deps kernel kernel-debug kernel-deb vmlinux-h deb check check-host check-vm check-vm-memcg check-vm-global check-vm-cgroup check-stress check-stress-memcg check-stress-global check-debug check-debug-memcg check-debug-global demo vm series-check clean FORCE
+.PHONY: all deps kernel kernel-debug kernel-deb image vm-9p check-system vmlinux-h deb check check-host check-vm check-vm-memcg check-vm-global check-vm-cgroup check-stress check-stress-memcg check-stress-global check-debug check-debug-memcg check-debug-global demo vm series-check clean FORCE
 
 all: $(OOMCTL_TARGETS) $(TEST_TOOLS) $(TEST_BPF)
 
@@ -101,11 +101,12 @@ $(B)/tests/oomtest-load: tests/tools/oomtest-load.c tests/bpf/oom_test.h $(B)/bp
 	$(CC) $(CFLAGS) -I$(B)/bpf -Itests/bpf $(LIBBPF_CFLAGS) -o $@ $< $(LIBBPF_LIBS)
 
 # Every test: host-only ones first, then the VM suites (a real patched
-# kernel in QEMU). Each suite runs even when an earlier one failed (-k);
+# kernel in QEMU), then the system tests in the Debian guest. Each suite
+# runs even when an earlier one failed (-k);
 # TAP results in $(B)/test-results, one summary line at the end.
 check: deps
 	@rm -rf $(B)/test-results
-	@$(MAKE) --no-print-directory -k check-host check-vm; rc=$$?; \
+	@$(MAKE) --no-print-directory -k check-host check-vm check-system; rc=$$?; \
 		tests/summary $(B)/test-results; exit $$rc
 
 check-host: $(OOMCTL_TARGETS) $(VM_TARGETS)
@@ -202,9 +203,38 @@ demo: deps
 	@$(MAKE) --no-print-directory all $(VM_TARGETS)
 	@tests/vm/run -- tests/vm/demo $$([ -t 1 ] && echo --color)
 
+# The Debian 12 guest (scripts/build-image.sh): mmdebstrap's bookworm with
+# systemd, the kernel's linux-image .deb (make kernel-deb, the tested
+# config) and oomctl's (make deb) installed by apt; cached, and linked at
+# $(B)/image for tests/vm/run --system.
+image: deps
+	@$(MAKE) --no-print-directory kernel-deb deb
+	@dir=$$(scripts/build-image.sh $(B)/kernel-deb/linux-image-[0-9]*-oomctl_*.deb $(B)/deb/oomctl_*.deb) && \
+		ln -sfn "$$dir" $(B)/image
+
+# A shell in the Debian guest: root logs in on this terminal; poweroff ends
+# it. The disk is a snapshot of the image: nothing is kept.
 vm: deps
+	@$(MAKE) --no-print-directory image
+	@tests/vm/run --system --interactive
+
+# The fast 9p guest of the VM suites (the host's root read-only, build/ first
+# on PATH): a shell in it.
+vm-9p: deps
 	@$(MAKE) --no-print-directory all $(VM_TARGETS)
 	@tests/vm/run --interactive
+
+# The system tests (tests/system/*.bats) in the Debian guest: oomctl as a
+# package and a service, systemd's slices and scopes, systemd-oomd beside;
+# then, from the host, two boots of one disk (tests/system/host). Part of
+# make check: about 3 min with the kernel built (the image ~1 min, the
+# guest's suite under 1, the power cycle under 1).
+SYSTEM_TIMEOUT := 1800
+check-system: deps
+	@$(MAKE) --no-print-directory all image
+	@mkdir -p $(B)/test-results
+	tests/run-bats system:1G:$(SYSTEM_TIMEOUT) $(B)/test-results/system.tap tests/system/*.bats
+	tests/run-bats host $(B)/test-results/system-host.tap tests/system/host
 
 # The Debian package of oomctl (debian/), built in a copy of the tree:
 # $(B)/deb/oomctl_VERSION_amd64.deb. No kernel, no apt (scripts/deb.sh).

@@ -25,8 +25,10 @@ packages=(
 	linux-config-6.12 cpio kmod
 	# the package's checks (tests/host/deb.bats)
 	lintian
+	# the Debian guest (scripts/build-image.sh)
+	mmdebstrap
 	# the VM and the tests
-	qemu-system-x86 bats jq util-linux procps bash-completion
+	qemu-system-x86 qemu-utils bats jq util-linux procps bash-completion
 	# a hung guest's vCPU stacks, read through QEMU's gdbstub (tests/vm/stacks)
 	gdb
 	# the series' BPF selftest (make selftest): the selftests' Makefile copies with rsync
