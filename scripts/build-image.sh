@@ -28,8 +28,9 @@ usage() { echo "usage: scripts/build-image.sh [--print-dir] KERNEL_DEB OOMCTL_DE
 print_dir=''
 [[ ${1:-} == --print-dir ]] && { print_dir=1; shift; }
 (($# == 2)) || usage
-kernel_deb=$(realpath -e "$1") || die "no kernel package at $1"
-oomctl_deb=$(realpath -e "$2") || die "no oomctl package at $2"
+[[ -f $1 ]] || die "no kernel package at $1"
+[[ -f $2 ]] || die "no oomctl package at $2"
+kernel_deb=$(realpath "$1") oomctl_deb=$(realpath "$2")
 cache=${OOMCTL_CACHE:-$HOME/.cache/oomctl}
 guest=$top/tests/system/guest
 

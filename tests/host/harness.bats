@@ -269,3 +269,26 @@ HEALTHY_LINES=(
 		}
 	done
 }
+
+@test "vm --system: no image is one clear error; --disk without --system, or OOMCTL_KERNEL with it, a usage error" {
+	OOMCTL_IMAGE=/nonexistent run "$TOP/tests/vm/run" --system -- true
+	[ "$status" -eq 1 ]
+	[ "$output" = "vm: no Debian guest at /nonexistent — run 'make image' first" ]
+	run "$TOP/tests/vm/run" --disk "$BATS_TEST_TMPDIR/d.qcow2" -- true
+	[ "$status" -eq 2 ]
+	[ "$output" = "vm: --disk is for the Debian guest (--system)" ]
+	[ ! -e "$BATS_TEST_TMPDIR/d.qcow2" ]
+	OOMCTL_KERNEL=debug run "$TOP/tests/vm/run" --system -- true
+	[ "$status" -eq 2 ]
+	[ "$output" = "vm: --system boots the image's own kernel: OOMCTL_KERNEL is for the 9p guest" ]
+}
+
+@test "build-image: a usage error exits 2; a missing package is one clear error naming it" {
+	run "$TOP/scripts/build-image.sh" only-one.deb
+	[ "$status" -eq 2 ]
+	[ "$output" = "usage: scripts/build-image.sh [--print-dir] KERNEL_DEB OOMCTL_DEB" ]
+	touch "$BATS_TEST_TMPDIR/k.deb"
+	run "$TOP/scripts/build-image.sh" "$BATS_TEST_TMPDIR/k.deb" /nonexistent/oomctl.deb
+	[ "$status" -eq 1 ]
+	[ "$output" = "build-image: no oomctl package at /nonexistent/oomctl.deb" ]
+}
