@@ -18,6 +18,9 @@ BASHCOMPDIR    ?= $(PREFIX)/share/bash-completion/completions
 # systemd looks for units in /usr/local/lib/systemd/system too.
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 DOCDIR         ?= $(PREFIX)/share/doc/oomctl
+# The policy contract, for policies built outside the tree:
+# #include <oomctl/policy.bpf.h> (it includes its neighbour oomctl.h).
+INCLUDEDIR     ?= $(PREFIX)/include
 INSTALL        ?= install
 
 # Every man page, in the section its name ends with: a new page needs no edit.
@@ -34,6 +37,9 @@ INSTALL_FILES = \
 	completion/oomctl.bash:$(BASHCOMPDIR)/oomctl.bash:0644 \
 	systemd/oomctl.service.in:$(SYSTEMDUNITDIR)/oomctl.service:0644 \
 	etc/oomctl.conf.example:$(DOCDIR)/examples/oomctl.conf:0644 \
+	examples/policies/newest.bpf.c:$(DOCDIR)/examples/newest.bpf.c:0644 \
+	bpf-policies/policy.bpf.h:$(INCLUDEDIR)/oomctl/policy.bpf.h:0644 \
+	bpf-policies/oomctl.h:$(INCLUDEDIR)/oomctl/oomctl.h:0644 \
 	README.md:$(DOCDIR)/README.md:0644 \
 	CHANGELOG.md:$(DOCDIR)/CHANGELOG.md:0644
 
@@ -42,7 +48,7 @@ INSTALL_FILES = \
 # those (or | and &) rather than install to a mangled path.
 INSTALL_CHECK_DIRS = \
 	for d in "$(DESTDIR)" "$(SBINDIR)" "$(MANDIR)" "$(BASHCOMPDIR)" \
-		"$(SYSTEMDUNITDIR)" "$(DOCDIR)"; do \
+		"$(SYSTEMDUNITDIR)" "$(DOCDIR)" "$(INCLUDEDIR)"; do \
 		case $$d in *[[:space:]:\|\&]*) \
 			echo "$@: directory '$$d' contains a blank, ':', '|' or '&'" >&2; exit 2;; \
 		esac; \
@@ -76,6 +82,7 @@ uninstall:
 			echo "rm $(DESTDIR)$$dst"; rm -f "$(DESTDIR)$$dst"; \
 		fi; \
 	done; \
-	for d in "$(DESTDIR)$(DOCDIR)/examples" "$(DESTDIR)$(DOCDIR)"; do \
+	for d in "$(DESTDIR)$(DOCDIR)/examples" "$(DESTDIR)$(DOCDIR)" \
+		 "$(DESTDIR)$(INCLUDEDIR)/oomctl"; do \
 		if [ -d "$$d" ] && rmdir "$$d" 2>/dev/null; then echo "rmdir $$d"; fi; \
 	done

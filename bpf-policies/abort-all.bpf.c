@@ -17,7 +17,17 @@
  * (the kernel series would fall back to its heuristic anyway, but a machine
  * out of memory must not even try to pause).
  */
-#include "common.bpf.h"
+#include "policy.bpf.h"
+
+OOMCTL_POLICY(
+	.name = "abort-all",
+	.summary = "memcg OOMs kill nothing: the cgroup pauses until relieved",
+	.entry_kind = OOMCTL_ENTRIES_CGROUP_SET,
+	.flags = OOMCTL_DESC_SCOPING | OOMCTL_DESC_MAX_PAUSE,
+	.entry_map = "abort_scope",
+	.entry = "cgroup",
+	.entries = "scope",
+);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

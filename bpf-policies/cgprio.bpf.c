@@ -9,7 +9,22 @@
  * SELECT, so we must rank every task ourselves and SELECT each one that
  * beats the best so far.
  */
-#include "common.bpf.h"
+#include "policy.bpf.h"
+
+OOMCTL_POLICY(
+	.name = "cgprio",
+	.summary = "a priority per cgroup v2; the lowest priority dies first",
+	.entry_kind = OOMCTL_ENTRIES_CGROUP_VALUE,
+	.value_min = OOMCTL_PRIO_MIN,
+	.value_max = OOMCTL_PRIO_MAX,
+	.flags = OOMCTL_DESC_DEFAULT | OOMCTL_DESC_RULE_VALUE | OOMCTL_DESC_REF_SET_ON,
+	.entry_map = "cgprio_prios",
+	.entry = "prio",
+	.entries = "prios",
+	.rule = "prio",
+	.rule_text = "cgroup prio",
+	.ref_key = "prio_from",
+);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -34,7 +49,6 @@ static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
 		prio = cfg ? cfg->default_prio : 0;
 	}
 	r->class = OOMCTL_CANDIDATE;
-	r->reason = OOMCTL_RULE_PRIO;
 	r->key1 = prio;
 	r->key2 = t->badness;
 	r->ref = from;

@@ -31,13 +31,73 @@
 /* cgprio looks this many levels up from a task's cgroup for an entry. */
 #define OOMCTL_MAX_DEPTH	32
 
-/* The bundled policies; the value is stored in oomctl_config.policy. */
-enum oomctl_policy_id {
-	OOMCTL_POLICY_NONE = 0,
-	OOMCTL_POLICY_CGPRIO = 1,
-	OOMCTL_POLICY_PID = 2,
-	OOMCTL_POLICY_RSS_SLICE = 3,
-	OOMCTL_POLICY_ABORT_ALL = 4,
+/*
+ * A policy describes itself in its object: one struct oomctl_policy_desc in
+ * ELF section OOMCTL_DESC_SEC (declared with OOMCTL_POLICY(), policy.bpf.h).
+ * oomctl learns everything it knows of a policy from there (its name, its
+ * entries, the words for its rule) and no table in oomctl names a policy.
+ * Every string is NUL-terminated within its array.
+ */
+#define OOMCTL_DESC_SEC		".oomctl.policy"
+
+/* The entries a policy keeps in its map (desc.entry_map), keyed by cgroup
+ * v2 id (__u64) or by thread-group id (__u32), with __u32 values.
+ */
+enum oomctl_entry_kind {
+	OOMCTL_ENTRIES_NONE = 0,	/* no map of entries */
+	OOMCTL_ENTRIES_CGROUP_VALUE,	/* cgroup -> desc.value_min..value_max */
+	OOMCTL_ENTRIES_CGROUP_SET,	/* cgroup -> 1 */
+	OOMCTL_ENTRIES_PID_SET,		/* process -> 1 */
+	OOMCTL_NR_ENTRY_KINDS
+};
+
+/* oomctl_policy_desc.flags */
+#define OOMCTL_DESC_DEFAULT	(1U << 0)	/* CGROUP_VALUE: a cgroup with no
+						 * entry takes config.default_prio
+						 * (attach --default-ENTRY) */
+#define OOMCTL_DESC_SCOPING	(1U << 1)	/* CGROUP_SET: a set given at
+						 * attach scopes the policy
+						 * (OOMCTL_CFG_SCOPED) */
+#define OOMCTL_DESC_MAX_PAUSE	(1U << 2)	/* it pauses memcgs (ABORT):
+						 * config.max_pause_s */
+#define OOMCTL_DESC_RULE_VALUE	(1U << 3)	/* a candidate's rank.key1 is
+						 * its entry's value */
+#define OOMCTL_DESC_REF_SET_ON	(1U << 4)	/* rank.ref is the cgroup the
+						 * value was set on, 0 for the
+						 * default */
+#define OOMCTL_DESC_FLAGS	0x1f
+
+struct oomctl_policy_desc {
+	__u32 abi_version;	/* OOMCTL_ABI_VERSION */
+	__u32 entry_kind;	/* enum oomctl_entry_kind */
+	__u32 flags;		/* OOMCTL_DESC_* */
+	__u32 value_min;	/* CGROUP_VALUE: the values allowed */
+	__u32 value_max;
+	char name[OOMCTL_NAME_LEN];	/* "cgprio": attach's word, the default
+					 * policy_name */
+	char summary[72];		/* one line, for oomctl list */
+	/*
+	 * Its entries: the map @entry_map, edited with the word @entry
+	 * (attach --ENTRY, apply's "ENTRY ..." lines, the key of a value),
+	 * listed under @entries in status -j.
+	 */
+	char entry_map[16];
+	char entry[16];
+	char entries[16];
+	/*
+	 * Its rule, in events and explain: "rule": @rule in -j, @rule_text
+	 * in words, then (if @ref_key is set) rank.ref's cgroup under
+	 * @ref_key.
+	 */
+	char rule[16];
+	char rule_text[32];
+	char ref_key[16];
+};
+
+/* oomctl_config.source: where the attached policy's object came from. */
+enum oomctl_source {
+	OOMCTL_SOURCE_BUNDLED = 0,	/* built into oomctl */
+	OOMCTL_SOURCE_FILE,		/* oomctl attach PATH.bpf.o */
 };
 
 /* oomctl_config.flags */
@@ -60,7 +120,7 @@ enum oomctl_policy_id {
 #define OOMCTL_MAX_PAUSE_MAX_S		86400
 
 /* Bumped whenever a layout below changes incompatibly. */
-#define OOMCTL_ABI_VERSION	4
+#define OOMCTL_ABI_VERSION	5
 
 /*
  * The one entry of map oomctl_config, written by oomctl before the programs
@@ -69,12 +129,14 @@ enum oomctl_policy_id {
  */
 struct oomctl_config {
 	__u32 abi_version;		/* OOMCTL_ABI_VERSION */
-	__u32 policy;			/* enum oomctl_policy_id */
+	__u32 source;			/* enum oomctl_source */
 	char name[OOMCTL_NAME_LEN];	/* policy_name for the OOM report */
 	__u32 default_prio;		/* cgprio: prio of cgroups with no entry */
 	__u32 flags;			/* OOMCTL_CFG_* */
 	__u32 max_pause_s;		/* abort-all: pause deadline; 0: none */
 	__u32 pad;
+	/* The attached policy's description, copied from its object. */
+	struct oomctl_policy_desc desc;
 };
 
 /* Counters, updated atomically by the programs. */
@@ -123,7 +185,9 @@ struct oomctl_state {
 /*
  * How a policy ranks one task: the result of the policy's one decision
  * function, which both its bpf_oom_evaluate_task program and its explain
- * iterator call. Among candidates the smallest @key1 wins, then the
+ * iterator call. A candidate is ranked by the policy's rule (its
+ * oomctl_policy_desc says how to read @key1 and @ref). Among candidates the
+ * smallest @key1 wins, then the
  * largest @key2, then the smallest pid (so that the kernel's scan order
  * never decides); a candidate always beats a task left to the heuristic.
  */
@@ -149,17 +213,9 @@ enum oomctl_skip {
 	OOMCTL_SKIP_VFORK,	/* in vfork(): its memory is its parent's */
 };
 
-/* The rule that ranks a candidate (class OOMCTL_CANDIDATE). */
-enum oomctl_rule {
-	OOMCTL_RULE_PRIO = 1,	/* cgprio: @key1 the priority, from cgroup @ref
-				 * (0: the default); @key2 the badness */
-	OOMCTL_RULE_PID,	/* pid: a listed process; @key2 the badness */
-	OOMCTL_RULE_SLICE,	/* rss-slice: @key2 the RSS in pages, in slice @ref */
-};
-
 struct oomctl_rank {
 	__u32 class;		/* enum oomctl_class */
-	__u32 reason;		/* enum oomctl_skip or enum oomctl_rule */
+	__u32 reason;		/* SKIP: enum oomctl_skip */
 	__u64 key1;
 	__s64 key2;
 	__u64 ref;		/* a cgroup id the reason names */

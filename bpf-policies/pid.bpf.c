@@ -4,7 +4,18 @@
  * task with the highest kernel badness dies; when none is eligible every
  * task is left to the kernel heuristic (NO_BPF_POLICY), never aborted.
  */
-#include "common.bpf.h"
+#include "policy.bpf.h"
+
+OOMCTL_POLICY(
+	.name = "pid",
+	.summary = "a set of target processes; a listed one dies first",
+	.entry_kind = OOMCTL_ENTRIES_PID_SET,
+	.entry_map = "pid_targets",
+	.entry = "pid",
+	.entries = "pids",
+	.rule = "pid",
+	.rule_text = "listed pid",
+);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -32,7 +43,6 @@ static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
 		return;
 	}
 	r->class = OOMCTL_CANDIDATE;
-	r->reason = OOMCTL_RULE_PID;
 	r->key2 = t->badness;
 }
 

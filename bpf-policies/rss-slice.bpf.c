@@ -12,7 +12,19 @@
  * of them dies, and when they hold none the kernel decides as if no policy
  * were attached. The policy never aborts.
  */
-#include "common.bpf.h"
+#include "policy.bpf.h"
+
+OOMCTL_POLICY(
+	.name = "rss-slice",
+	.summary = "the largest RSS inside the slices dies; the rest are spared",
+	.entry_kind = OOMCTL_ENTRIES_CGROUP_SET,
+	.entry_map = "rss_slices",
+	.entry = "slice",
+	.entries = "slices",
+	.rule = "slice",
+	.rule_text = "largest RSS in slice",
+	.ref_key = "slice",
+);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -33,7 +45,6 @@ static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
 		return;
 	}
 	r->class = OOMCTL_CANDIDATE;
-	r->reason = OOMCTL_RULE_SLICE;
 	r->key2 = t->rss;
 	r->ref = slice;
 }

@@ -15,7 +15,7 @@
 # it hands over to systemd's completion. OOMCTL_SYSTEMD_ROOT: look for
 # systemd-oomd's two files under this directory instead of / (for the tests).
 
-_oomctl_commands="list attach detach status set-prio get-prio unset-prio
+_oomctl_commands="list attach detach status entry set-prio get-prio unset-prio
 	add-pid del-pid get-pids set-slice unset-slice get-slices apply events
 	explain help"
 _oomctl_aliases="ls show"
@@ -28,6 +28,7 @@ _oomctl_common_opts="-j --json -p --pretty -d --debug -v --verbose --bpffs
 #   pid      a running process     target   a pid the pid policy targets
 #   file     a file                command  a command name
 #   value    typed by the user (PRIO, NAME, N): nothing to offer
+#   action   entry's add, del or get
 # A kind ending in "..." repeats. 'COMMAND help' is offered by the code.
 _oomctl_command()
 {
@@ -36,6 +37,7 @@ _oomctl_command()
 	attach)        args="policy"      opts="--name --default-prio --slice --cgroup --max-pause --replace" ;;
 	detach)        args=""            opts="" ;;
 	status | show) args=""            opts="" ;;
+	entry)         args="action cgroup..." opts="" ;;
 	set-prio)      args="cgroup value" opts="" ;;
 	get-prio)      args="cgroup"      opts="" ;;
 	unset-prio)    args="cgroup"      opts="" ;;
@@ -201,6 +203,7 @@ _oomctl_bpf()
 	target) _oomctl_targets ;;
 	file) _filedir ;;
 	command) mapfile -t COMPREPLY < <(compgen -W "$_oomctl_commands" -- "$cur") ;;
+	action) mapfile -t COMPREPLY < <(compgen -W "add del get" -- "$cur") ;;
 	esac
 	if ((nargs == 0)) && [[ $cmd != help ]]; then
 		mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -W help -- "$cur")

@@ -28,17 +28,19 @@ static const struct directive {
 	const char *name;
 	const char *args;	/* its arguments, for messages */
 	int nargs;
-	const char *policy;	/* the only policy it applies to; NULL: any */
-	bool entry;		/* an entry of that policy's map */
+	/* The policies it applies to (with @name); NULL: any. */
+	bool (*applies)(const struct policy *p, const char *name);
+	bool entry;		/* an entry of the policy's map: its word */
+	enum oomctl_entry_kind kind;	/* the entries its arguments make */
 } directives[] = {
-	{ "policy", "POLICY", 1, NULL, false },
-	{ "name", "NAME", 1, NULL, false },
-	{ "default-prio", "PRIO", 1, "cgprio", false },
-	{ "prio", "CGROUP PRIO", 2, "cgprio", true },
-	{ "pid", "PID", 1, "pid", true },
-	{ "slice", "CGROUP", 1, "rss-slice", true },
-	{ "cgroup", "CGROUP", 1, "abort-all", true },
-	{ "max-pause", "SECONDS", 1, "abort-all", false },
+	{ "policy", "POLICY", 1, NULL, false, OOMCTL_ENTRIES_NONE },
+	{ "name", "NAME", 1, NULL, false, OOMCTL_ENTRIES_NONE },
+	{ "default-prio", "PRIO", 1, policy_has_default, false, OOMCTL_ENTRIES_NONE },
+	{ "prio", "CGROUP PRIO", 2, policy_has_entry, true, OOMCTL_ENTRIES_CGROUP_VALUE },
+	{ "pid", "PID", 1, policy_has_entry, true, OOMCTL_ENTRIES_PID_SET },
+	{ "slice", "CGROUP", 1, policy_has_entry, true, OOMCTL_ENTRIES_CGROUP_SET },
+	{ "cgroup", "CGROUP", 1, policy_has_entry, true, OOMCTL_ENTRIES_CGROUP_SET },
+	{ "max-pause", "SECONDS", 1, policy_has_max_pause, false, OOMCTL_ENTRIES_NONE },
 };
 #define NR_DIRECTIVES (sizeof(directives) / sizeof(directives[0]))
 
@@ -55,6 +57,7 @@ struct conf {
 	struct conf_line *v;
 	size_t n;
 	const struct policy *p;	/* NULL: policy none */
+	struct policy file_policy;	/* policy PATH.bpf.o */
 	const struct conf_line *name, *default_prio, *max_pause;
 	struct oomctl_config cfg;
 	/* The entries (lines with d->entry), resolved; cgs[i] for v[i]. */
@@ -93,10 +96,7 @@ static const struct directive *find_directive(const char *name)
 /* The directive of @p's map entries: prio, pid, slice or cgroup. */
 static const char *entry_directive(const struct policy *p)
 {
-	for (size_t i = 0; i < NR_DIRECTIVES; i++)
-		if (directives[i].entry && !strcmp(directives[i].policy, p->name))
-			return directives[i].name;
-	return "entry";
+	return p->kind ? p->desc.entry : "entry";
 }
 
 /* Split @buf into blank-separated words up to a '#' word; their count. */
@@ -205,14 +205,22 @@ static int conf_check(struct conf *c)
 			continue;
 		if ((rc = once(c, &policy, l)))
 			return rc;
+		if (is_policy_path(l->arg[0])) {
+			/* Read and checked now; loaded if the plan attaches it. */
+			if (policy_from_file("apply", l->arg[0], &c->file_policy))
+				return EXIT_FAIL;
+			c->p = &c->file_policy;
+			continue;
+		}
 		c->p = policy_by_name(l->arg[0]);
 		if (!c->p && strcmp(l->arg[0], "none"))
-			return conf_err(c, l->line, "unknown policy '%s' (%s, or none)",
-					l->arg[0], POLICY_NAMES);
+			return conf_err(c, l->line, "unknown policy '%s' (%s, or none; "
+					"or a policy object's path, with a '/')", l->arg[0],
+					policy_names());
 	}
 	if (!policy)
 		return conf_err(c, 0, "no 'policy' line (policy %s, or none)",
-				POLICY_NAMES);
+				policy_names());
 	c->cfg = (struct oomctl_config){
 		.abi_version = OOMCTL_ABI_VERSION,
 		.max_pause_s = c->p && c->p->has_max_pause ? OOMCTL_MAX_PAUSE_DEFAULT_S : 0,
@@ -226,9 +234,11 @@ static int conf_check(struct conf *c)
 		if (!c->p)
 			return conf_err(c, l->line, "'%s' with policy none (which "
 					"detaches; nothing else may be set)", l->d->name);
-		if (l->d->policy && strcmp(l->d->policy, c->p->name))
+		if (l->d->applies && (!l->d->applies(c->p, l->d->name) ||
+				      (l->d->entry && c->p->kind != l->d->kind)))
 			return conf_err(c, l->line, "'%s' applies to %s only, not to "
-					"policy %s", l->d->name, l->d->policy, c->p->name);
+					"policy %s", l->d->name,
+					policies_with(l->d->applies, l->d->name), c->p->name);
 		if (!strcmp(l->d->name, "name")) {
 			if ((rc = once(c, &c->name, l)))
 				return rc;
@@ -238,8 +248,8 @@ static int conf_check(struct conf *c)
 						OOMCTL_NAME_LEN - 1);
 		} else if (!strcmp(l->d->name, "default-prio")) {
 			if ((rc = once(c, &c->default_prio, l)) ||
-			    (rc = conf_number(c, l, "PRIO", l->arg[0], OOMCTL_PRIO_MIN,
-					      OOMCTL_PRIO_MAX, &c->cfg.default_prio)))
+			    (rc = conf_number(c, l, "PRIO", l->arg[0], c->p->desc.value_min,
+					      c->p->desc.value_max, &c->cfg.default_prio)))
 				return rc;
 		} else if (!strcmp(l->d->name, "max-pause")) {
 			if ((rc = once(c, &c->max_pause, l)))
@@ -250,8 +260,8 @@ static int conf_check(struct conf *c)
 						l->arg[0], rc == -ERANGE ? "out of range" :
 						"not a number", MAX_PAUSE_WANT);
 		} else if (!strcmp(l->d->name, "prio")) {
-			if ((rc = conf_number(c, l, "PRIO", l->arg[1], OOMCTL_PRIO_MIN,
-					      OOMCTL_PRIO_MAX, &v)))
+			if ((rc = conf_number(c, l, "PRIO", l->arg[1], c->p->desc.value_min,
+					      c->p->desc.value_max, &v)))
 				return rc;
 		} else if (!strcmp(l->d->name, "pid")) {
 			if ((rc = conf_number(c, l, "PID", l->arg[0], 1, PID_MAX_LIMIT, &v)))
@@ -265,7 +275,8 @@ static int conf_check(struct conf *c)
 			c->cfg.flags |= OOMCTL_CFG_SCOPED;
 	}
 	if (c->p) {
-		c->cfg.policy = c->p->id;
+		c->cfg.desc = c->p->desc;
+		c->cfg.source = c->p->from_file ? OOMCTL_SOURCE_FILE : OOMCTL_SOURCE_BUNDLED;
 		snprintf(c->cfg.name, sizeof(c->cfg.name), "%s",
 			 c->name ? c->name->arg[0] : c->p->name);
 	}
@@ -438,7 +449,7 @@ static int plan_edit(struct plan *pl, const struct edit *e, const char *directiv
 static int plan_entries(const struct conf *c, struct plan *pl, int fd)
 {
 	const char *directive = entry_directive(c->p);
-	bool by_pid = c->p->id == OOMCTL_POLICY_PID;
+	bool by_pid = c->p->kind == OOMCTL_ENTRIES_PID_SET;
 	struct cgroup_map *cm = cgroup_map_build();
 	__u64 key = 0, next = 0;
 	void *prev = NULL;
@@ -484,6 +495,16 @@ static int plan_entries(const struct conf *c, struct plan *pl, int fd)
 	return err;
 }
 
+/*
+ * Is what @c wants what is attached? A policy object from a file always
+ * counts as new: its code may have changed under the same description.
+ */
+static bool same_policy(const struct conf *c, const struct attached *a)
+{
+	return a->present && !c->p->from_file && !a->policy->from_file &&
+	       policy_same(a->policy, c->p);
+}
+
 /* What to change, from what is attached (@a, its map @fd) to @c. */
 static int make_plan(const struct conf *c, const struct attached *a, int fd,
 		     struct plan *pl)
@@ -501,14 +522,14 @@ static int make_plan(const struct conf *c, const struct attached *a, int fd,
 	}
 	if (!a->present)
 		plan_setting(pl, ADD, "policy", json_object_new_string(c->p->name), NULL);
-	else if (a->policy != c->p)
+	else if (!same_policy(c, a))
 		plan_setting(pl, CHANGE, "policy", json_object_new_string(c->p->name),
 			     json_object_new_string(a->policy->name));
 	/*
 	 * Name and default-prio: changes of the same policy, else the ones
 	 * the file sets (a new policy's defaults go without saying).
 	 */
-	same = a->present && a->policy == c->p;
+	same = same_policy(c, a);
 	if (same ? strcmp(old->name, want->name) : !!c->name)
 		plan_setting(pl, same ? CHANGE : ADD, "name",
 			     json_object_new_string(want->name),
@@ -647,6 +668,7 @@ static void conf_free(struct conf *c)
 	free(c->cgs);
 	free(c->want);
 	json_object_put(c->skipped);
+	policy_free(&c->file_policy);
 }
 
 static void plan_free(struct plan *pl)
@@ -697,7 +719,7 @@ int do_apply(int argc, char **argv)
 		if (read_attached(&pd, &a))
 			goto out;
 	}
-	if (a.present && c.p && a.policy == c.p &&
+	if (a.present && c.p && same_policy(&c, &a) && c.p->map &&
 	    (fd = open_policy_map(&pd, c.p, "apply")) < 0)
 		goto out;
 	if (make_plan(&c, &a, fd, &pl)) {
@@ -710,7 +732,7 @@ int do_apply(int argc, char **argv)
 	else if (!args.dry_run && pl.reattach)
 		rc = attach_policy("apply", c.p, &c.cfg, c.want, c.nwant, true, &sub);
 	else if (!args.dry_run && pl.nedits)
-		rc = edit_in_place(&pl, fd, c.p->id == OOMCTL_POLICY_PID) ?
+		rc = edit_in_place(&pl, fd, c.p->kind == OOMCTL_ENTRIES_PID_SET) ?
 		     EXIT_FAIL : EXIT_OK;
 	else
 		rc = EXIT_OK;

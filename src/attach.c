@@ -92,6 +92,8 @@ static int migrate_entries(const char *cmd, const struct pindir *pd,
 	void *prev = NULL;
 	int fd, err = 0;
 
+	if (!p->map)
+		return 0;
 	snprintf(rel, sizeof(rel), POLICY_SUBDIR "/map_%s", p->map);
 	if (pindir_fdpath(pd, rel, path, sizeof(path)) || (fd = bpf_obj_get(path)) < 0) {
 		p_err("%s: cannot open the attached policy's map %s: %s", cmd, p->map,
@@ -236,9 +238,62 @@ static void attach_text(struct json_object *o)
 /* The policy's own map in a loaded object. */
 static int own_map_fd(struct bpf_object *obj, const struct policy *p)
 {
-	struct bpf_map *m = bpf_object__find_map_by_name(obj, p->map);
+	struct bpf_map *m = p->map ? bpf_object__find_map_by_name(obj, p->map) : NULL;
 
 	return m ? bpf_map__fd(m) : -1;
+}
+
+/* A map of @obj is @name, of @type with these sizes (0: any type)? */
+static bool map_is(struct bpf_object *obj, const char *name, enum bpf_map_type type,
+		   __u32 key_sz, __u32 value_sz)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+
+	return m && (!type || bpf_map__type(m) == type) &&
+	       bpf_map__key_size(m) == key_sz && bpf_map__value_size(m) == value_sz;
+}
+
+/*
+ * A policy object from a file, opened, before the kernel sees it: its
+ * maps have the layouts oomctl reads (the ABI) and its programs attach
+ * where oomctl's do. 0, or -1 after one line naming the file.
+ */
+static int check_object(const char *cmd, const struct policy *p, struct bpf_object *obj)
+{
+	static const struct {
+		const char *name;
+		enum bpf_map_type type;
+		__u32 key, value;
+	} abi[] = {
+		{ "oomctl_config", BPF_MAP_TYPE_ARRAY, 4, sizeof(struct oomctl_config) },
+		{ "oomctl_state", BPF_MAP_TYPE_ARRAY, 4, sizeof(struct oomctl_state) },
+		{ "oomctl_events_seen", BPF_MAP_TYPE_ARRAY, 4, sizeof(__u64) },
+		{ "oomctl_explain_args", BPF_MAP_TYPE_ARRAY, 4,
+		  sizeof(struct oomctl_explain_args) },
+		{ "oomctl_events", BPF_MAP_TYPE_RINGBUF, 0, 0 },
+	};
+	__u32 key_sz = p->kind == OOMCTL_ENTRIES_PID_SET ? 4 : 8;
+	char why[256];
+	const char *w;
+
+	for (size_t i = 0; i < sizeof(abi) / sizeof(abi[0]); i++) {
+		if (map_is(obj, abi[i].name, abi[i].type, abi[i].key, abi[i].value))
+			continue;
+		p_err("%s: %s: map %s is missing or not of this oomctl's layout (build "
+		      "it with this oomctl's policy.bpf.h)", cmd, p->path, abi[i].name);
+		return -1;
+	}
+	if (p->map && !map_is(obj, p->map, 0, key_sz, sizeof(__u32))) {
+		p_err("%s: %s: its entry map %s is missing or does not map %s to __u32",
+		      cmd, p->path, p->map, key_sz == 4 ? "a pid (__u32)" : "a cgroup id (__u64)");
+		return -1;
+	}
+	w = policy_programs_problem(obj, why, sizeof(why));
+	if (w) {
+		p_err("%s: %s: %s", cmd, p->path, w);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -260,7 +315,7 @@ static int fill_entries(const char *cmd, const struct pindir *pd,
 			      err == -E2BIG ? " (the map is full)" : "");
 		return err ? -1 : 0;
 	}
-	if (old->present && old->policy == p)
+	if (old->present && policy_same(old->policy, p))
 		return migrate_entries(cmd, pd, p, own_map_fd(obj, p));
 	return 0;
 }
@@ -281,7 +336,6 @@ int attach_policy(const char *cmd, const struct policy *p,
 	struct bpf_map *m;
 	struct hooks hooks;
 	char staging[64], dir[PATH_MAX + 16];
-	void *skel = NULL;
 	size_t nlinks = 0;
 	int rc = EXIT_FAIL, err;
 	bool staged = false;
@@ -297,14 +351,17 @@ int attach_policy(const char *cmd, const struct policy *p,
 	    check_hook_free(cmd, &pd, &hooks, &old, replace))
 		goto out;
 	/* A replace of the same policy without new entries keeps its scope. */
-	if (!want && old.present && old.policy == p)
+	if (!want && old.present && policy_same(old.policy, p))
 		cfg->flags = old.cfg.flags;
 
-	obj = p->open(&skel);
+	obj = policy_open(p);
 	if (!obj) {
-		p_err("%s: cannot open policy %s: %s", cmd, p->name, strerror(errno));
+		p_err("%s: cannot open policy %s: %s", cmd, p->path ? p->path : p->name,
+		      strerror(errno));
 		goto out;
 	}
+	if (p->from_file && check_object(cmd, p, obj))
+		goto out;
 	bpf_log_capture(true);
 	err = bpf_object__load(obj);
 	bpf_log_capture(false);
@@ -368,6 +425,8 @@ int attach_policy(const char *cmd, const struct policy *p,
 
 	*res = json_object_new_object();
 	json_object_object_add(*res, "policy", json_object_new_string(p->name));
+	if (p->from_file)
+		json_object_object_add(*res, "file", json_object_new_string(p->path));
 	json_object_object_add(*res, "name", json_object_new_string(cfg->name));
 	if (p->has_default_prio)
 		json_object_object_add(*res, "default_prio",
@@ -379,7 +438,8 @@ int attach_policy(const char *cmd, const struct policy *p,
 		json_object_object_add(*res, "max_pause_s", cfg->max_pause_s ?
 				       json_object_new_int64(cfg->max_pause_s) : NULL);
 	if (p->cgroup_opt)
-		json_object_object_add(*res, p->entries, p->list(own_map_fd(obj, p)));
+		json_object_object_add(*res, p->entries,
+				       policy_entries(p, own_map_fd(obj, p)));
 	snprintf(dir, sizeof(dir), "%s/" POLICY_SUBDIR, pd.path);
 	json_object_object_add(*res, "pin_dir", json_object_new_string(dir));
 	if (old.present)
@@ -396,8 +456,7 @@ out:
 			bpf_link__disconnect(links[i]);
 		bpf_link__destroy(links[i]);
 	}
-	if (skel)
-		p->destroy(skel);
+	bpf_object__close(obj);
 	/* A failed first attach leaves no empty pin directory behind. */
 	if (rc != EXIT_OK && pd.created)
 		rmdir(pd.path);
@@ -421,6 +480,7 @@ int do_attach(int argc, char **argv)
 	struct cgroup_ref *cgs = NULL;
 	struct map_entry *want = NULL;
 	struct json_object *res;
+	struct policy file = {};
 	const struct policy *p;
 	unsigned long prio = 0;
 	int first, rc, err;
@@ -433,21 +493,29 @@ int do_attach(int argc, char **argv)
 	}
 	rc = EXIT_USAGE;
 	if (first >= argc) {
-		usage_err("attach", "which policy? (%s)", POLICY_NAMES);
+		usage_err("attach", "which policy? (%s, or a policy object's path)",
+			  policy_names());
 		goto out;
 	}
 	if (argc - first > 1) {
 		usage_err("attach", "unexpected argument '%s'", argv[first + 1]);
 		goto out;
 	}
-	p = policy_by_name(argv[first]);
-	if (!p) {
-		usage_err("attach", "unknown policy '%s' (%s)", argv[first], POLICY_NAMES);
+	if (is_policy_path(argv[first])) {
+		/* Read and checked here, loaded by attach_policy(). */
+		if (policy_from_file("attach", argv[first], &file)) {
+			rc = EXIT_FAIL;
+			goto out;
+		}
+		p = &file;
+	} else if (!(p = policy_by_name(argv[first]))) {
+		usage_err("attach", "unknown policy '%s' (%s, or a policy object's path "
+			  "such as ./%s.bpf.o)", argv[first], policy_names(), argv[first]);
 		goto out;
 	}
 	if (args.cg_opt && (!p->cgroup_opt || strcmp(p->cgroup_opt, args.cg_opt))) {
 		usage_err("attach", "--%s applies to %s only", args.cg_opt,
-			  !strcmp(args.cg_opt, "slice") ? "rss-slice" : "abort-all");
+			  policies_with(policy_has_entry, args.cg_opt));
 		goto out;
 	}
 	if (args.name && !*args.name) {
@@ -460,21 +528,24 @@ int do_attach(int argc, char **argv)
 		goto out;
 	}
 	if (args.default_prio && !p->has_default_prio) {
-		usage_err("attach", "--default-prio applies to cgprio only");
+		usage_err("attach", "--default-prio applies to %s only",
+			  policies_with(policy_has_default, NULL));
 		goto out;
 	}
 	if (args.default_prio) {
-		err = parse_uint(args.default_prio, OOMCTL_PRIO_MIN, OOMCTL_PRIO_MAX, &prio);
+		err = parse_uint(args.default_prio, p->desc.value_min,
+				 p->desc.value_max, &prio);
 		if (err) {
-			usage_err("attach", "--default-prio '%s' is %s, want %d..%d",
+			usage_err("attach", "--default-prio '%s' is %s, want %u..%u",
 				  args.default_prio,
 				  err == -ERANGE ? "out of range" : "not a decimal integer",
-				  OOMCTL_PRIO_MIN, OOMCTL_PRIO_MAX);
+				  p->desc.value_min, p->desc.value_max);
 			goto out;
 		}
 	}
 	if (args.max_pause && !p->has_max_pause) {
-		usage_err("attach", "--max-pause applies to abort-all only");
+		usage_err("attach", "--max-pause applies to %s only",
+			  policies_with(policy_has_max_pause, NULL));
 		goto out;
 	}
 	cfg.max_pause_s = p->has_max_pause ? OOMCTL_MAX_PAUSE_DEFAULT_S : 0;
@@ -488,7 +559,8 @@ int do_attach(int argc, char **argv)
 			goto out;
 		}
 	}
-	cfg.policy = p->id;
+	cfg.desc = p->desc;
+	cfg.source = p->from_file ? OOMCTL_SOURCE_FILE : OOMCTL_SOURCE_BUNDLED;
 	cfg.default_prio = prio;
 	if (args.ncg && p->scoping)
 		cfg.flags |= OOMCTL_CFG_SCOPED;
@@ -514,6 +586,7 @@ int do_attach(int argc, char **argv)
 		json_object_put(res);
 	}
 out:
+	policy_free(&file);
 	free(want);
 	free(cgs);
 	free(args.cg_args);

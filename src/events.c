@@ -31,6 +31,7 @@ struct events_ctx {
 	int seen_fd;			/* map oomctl_events_seen */
 	long long boot_to_real_ns;	/* CLOCK_REALTIME - CLOCK_BOOTTIME */
 	struct cgroup_map *cm;
+	const struct policy *policy;	/* attached when events started */
 };
 
 static volatile sig_atomic_t stop;
@@ -122,11 +123,11 @@ static void event_reason(const struct events_ctx *c, const struct oomctl_event *
 
 	switch (e->kind) {
 	case OOMCTL_EV_KILL:
-		rank_text(&e->rank, e->candidates > 1 ? &e->runner_up_key1 : NULL,
+		rank_text(c->policy, &e->rank, e->candidates > 1 ? &e->runner_up_key1 : NULL,
 			  c->cm, buf, sz);
 		return;
 	case OOMCTL_EV_EXITING:
-		rank_text(&e->rank, e->candidates > 1 ? &e->runner_up_key1 : NULL,
+		rank_text(c->policy, &e->rank, e->candidates > 1 ? &e->runner_up_key1 : NULL,
 			  c->cm, rank, sizeof(rank));
 		snprintf(buf, sz, "already exiting: the kernel marked it, killed nobody "
 			 "(%s)", rank);
@@ -215,7 +216,7 @@ static struct json_object *event_json(const struct events_ctx *c,
 		json_object_object_add(o, "victim", NULL);
 	}
 	json_object_object_add(o, "reason", json_object_new_string(reason));
-	json_object_object_add(o, "rank", rank_json(&e->rank, c->cm));
+	json_object_object_add(o, "rank", rank_json(c->policy, &e->rank, c->cm));
 	json_object_object_add(o, "candidates", json_object_new_int64(e->candidates));
 	if (e->kind == OOMCTL_EV_RESUME) {
 		json_object_object_add(o, "paused_ms",
@@ -315,6 +316,7 @@ int do_events(int argc, char **argv)
 		return EXIT_FAIL;
 	if (open_attached("events", &pd, &a))
 		goto out;
+	c.policy = a.policy;
 	rb_fd = open_pinned(&pd, "events", "map_oomctl_events");
 	c.seen_fd = rb_fd < 0 ? -1 : open_pinned(&pd, "events", "map_oomctl_events_seen");
 	/* Streaming must not keep other oomctl commands waiting. */

@@ -152,7 +152,8 @@ static int run_iterator(int link_fd, struct explained *x)
 	return 0;
 }
 
-static struct json_object *task_json(const struct oomctl_explain_rec *r,
+static struct json_object *task_json(const struct policy *p,
+				     const struct oomctl_explain_rec *r,
 				     struct cgroup_map *cm, const char *reason)
 {
 	struct json_object *o = json_object_new_object();
@@ -167,7 +168,7 @@ static struct json_object *task_json(const struct oomctl_explain_rec *r,
 	json_object_object_add(o, "badness", r->rank.class == OOMCTL_SKIP ? NULL :
 			       json_object_new_int64(r->badness));
 	json_object_object_add(o, "reason", json_object_new_string(reason));
-	json_object_object_add(o, "rank", rank_json(&r->rank, cm));
+	json_object_object_add(o, "rank", rank_json(p, &r->rank, cm));
 	return o;
 }
 
@@ -315,8 +316,8 @@ int do_explain(int argc, char **argv)
 	json_object_object_add(res, "policy_name", json_object_new_string(a.cfg.name));
 	json_object_object_add(res, "outcome", json_object_new_string(outcome(&x, &victim)));
 	if (victim) {
-		rank_text(&victim->rank, NULL, cm, reason, sizeof(reason));
-		json_object_object_add(res, "victim", task_json(victim, cm, reason));
+		rank_text(a.policy, &victim->rank, NULL, cm, reason, sizeof(reason));
+		json_object_object_add(res, "victim", task_json(a.policy, victim, cm, reason));
 	} else {
 		json_object_object_add(res, "victim", NULL);
 	}
@@ -325,9 +326,9 @@ int do_explain(int argc, char **argv)
 	for (size_t i = 0; i < x.n; i++) {
 		if (i < x.nranked && top && i >= top)
 			continue;
-		rank_text(&x.v[i].rank, NULL, cm, reason, sizeof(reason));
+		rank_text(a.policy, &x.v[i].rank, NULL, cm, reason, sizeof(reason));
 		json_object_array_add(i < x.nranked ? ranked : skipped,
-				      task_json(&x.v[i], cm, reason));
+				      task_json(a.policy, &x.v[i], cm, reason));
 	}
 	json_object_object_add(res, "ranked", ranked);
 	json_object_object_add(res, "more", json_object_new_int64(

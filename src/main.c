@@ -36,12 +36,13 @@ static const struct cmd cmds[] = {
 	{ "list", do_list, "",
 	  "list the bundled policies and which one is attached", NULL },
 	{ "attach", do_attach,
-	  "POLICY [--name NAME] [--default-prio PRIO] [--slice CGROUP]...\n"
-	  "              [--cgroup CGROUP]... [--max-pause SECONDS] [--replace]\n"
-	  "              [--bpffs DIR]",
+	  "POLICY|PATH.bpf.o [--name NAME] [--default-prio PRIO]\n"
+	  "              [--slice CGROUP]... [--cgroup CGROUP]... [--max-pause SECONDS]\n"
+	  "              [--replace] [--bpffs DIR]",
 	  "load POLICY, attach it to the OOM hooks and pin it",
-	  "  POLICY            cgprio, pid, rss-slice or abort-all (see 'oomctl list'\n"
-	  "                    and oomctl-policies(7))\n"
+	  "  POLICY            a bundled policy ('oomctl list', oomctl-policies(7))\n"
+	  "  PATH.bpf.o        a policy object built on oomctl/policy.bpf.h; a path\n"
+	  "                    has a '/' (./x.bpf.o)\n"
 	  "  --name NAME       policy_name shown in the OOM report (at most 15 bytes;\n"
 	  "                    default: the policy's name)\n"
 	  "  --default-prio PRIO\n"
@@ -61,25 +62,36 @@ static const struct cmd cmds[] = {
 	  "unpin the attached policy and check that nothing of it remains", NULL },
 	{ "status", do_status, "[--bpffs DIR]",
 	  "show the attached policy, its counters, last victim and entries", NULL },
-	{ "set-prio", do_set_prio, "CGROUP PRIO",
+	{ "entry", do_entry, "add|del|get [KEY [VALUE]]...",
+	  "edit or show the attached policy's entries, of whatever kind it keeps",
+	  "  add CGROUP VALUE  a policy keeping a value per cgroup: set CGROUP's\n"
+	  "  add KEY...        a policy keeping a set: add cgroups or processes\n"
+	  "  del KEY...        remove entries (of values: one CGROUP)\n"
+	  "  get               list every entry\n"
+	  "  get KEY           the value CGROUP gets (its own, inherited or the\n"
+	  "                    default), or whether KEY is in the set\n"
+	  "KEY is a cgroup v2 directory or a process id, as the policy keeps\n"
+	  "(oomctl status). set-prio, add-pid, set-slice and the other map\n"
+	  "commands are this for one bundled policy.\n" },
+	{ "set-prio", do_entry_alias, "CGROUP PRIO",
 	  "cgprio: set CGROUP's priority (lower dies first)",
 	  "  CGROUP            a cgroup v2 directory: /sys/fs/cgroup/x, or x relative\n"
 	  "                    to the cgroup2 mount\n"
 	  "  PRIO              a decimal integer, 0..1000\n" },
-	{ "get-prio", do_get_prio, "[CGROUP]",
+	{ "get-prio", do_entry_alias, "[CGROUP]",
 	  "cgprio: show CGROUP's effective priority, or every entry", NULL },
-	{ "unset-prio", do_unset_prio, "CGROUP",
+	{ "unset-prio", do_entry_alias, "CGROUP",
 	  "cgprio: remove CGROUP's entry (it inherits again)", NULL },
-	{ "add-pid", do_add_pid, "PID...",
+	{ "add-pid", do_entry_alias, "PID...",
 	  "pid: add processes (thread-group ids) to the targets", NULL },
-	{ "del-pid", do_del_pid, "PID...",
+	{ "del-pid", do_entry_alias, "PID...",
 	  "pid: remove processes from the targets", NULL },
-	{ "get-pids", do_get_pids, "", "pid: list the targets", NULL },
-	{ "set-slice", do_set_slice, "CGROUP...",
+	{ "get-pids", do_entry_alias, "", "pid: list the targets", NULL },
+	{ "set-slice", do_entry_alias, "CGROUP...",
 	  "rss-slice: add cgroups to the slices", NULL },
-	{ "unset-slice", do_unset_slice, "CGROUP...",
+	{ "unset-slice", do_entry_alias, "CGROUP...",
 	  "rss-slice: remove cgroups from the slices", NULL },
-	{ "get-slices", do_get_slices, "", "rss-slice: list the slices", NULL },
+	{ "get-slices", do_entry_alias, "", "rss-slice: list the slices", NULL },
 	{ "apply", do_apply, "[--dry-run] [--skip-missing] FILE",
 	  "make the attached policy and its entries exactly those of FILE",
 	  "  FILE              a config file, oomctl.conf(5); - reads standard input\n"
@@ -137,10 +149,10 @@ static void print_usage(FILE *f)
 		fprintf(f, "  %-12s %s\n", cmds[i].name, cmds[i].summary);
 	fprintf(f, "\nAliases: ls = list, show = status\n\n%s"
 		   "  -V, --version     show the version\n\n"
-		   "Policies: cgprio, pid, rss-slice, abort-all ('oomctl list',\n"
-		   "oomctl-policies(7)).\n"
+		   "Policies: %s ('oomctl list',\n"
+		   "oomctl-policies(7)), or a policy object's path.\n"
 		   "Exit status: 0 success, 1 failure, 2 usage error.\n"
-		   "See oomctl(8).\n", common_opts_help);
+		   "See oomctl(8).\n", common_opts_help, policy_names());
 }
 
 void print_cmd_usage(const char *name, bool to_stderr)
@@ -340,6 +352,9 @@ int main(int argc, char **argv)
 
 	libbpf_set_print(libbpf_print);
 	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
+	/* The bundled policies' descriptions, read from their objects. */
+	if (policies_init())
+		return EXIT_FAIL;
 	opterr = 0;
 	/* '+': stop at the command; its own options are parsed by it. */
 	while ((c = getopt_long(argc, argv, "+:jpdvhV", opts, NULL)) != -1) {

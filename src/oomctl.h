@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include <linux/types.h>
 #include <json-c/json.h>
 #include "../bpf-policies/oomctl.h"
@@ -112,15 +113,18 @@ int list_pins(const struct pindir *pd, const char *sub, struct pinned_obj **out,
 	      size_t *n);
 int remove_pins(const struct pindir *pd, const char *sub);
 
-/* policy.c: the bundled policies. */
-#define POLICY_NAMES	"cgprio, pid, rss-slice or abort-all"
+/*
+ * policy.c: a policy, as its object describes itself (its OOMCTL_POLICY()
+ * section): the bundled ones (embedded), or one given as a file. The
+ * pointers below point into @desc.
+ */
 struct policy {
+	struct oomctl_policy_desc desc;
 	const char *name;
-	enum oomctl_policy_id id;
 	const char *summary;
-	const char *map;	/* its own map: cgprio_prios, pid_targets, ... */
+	enum oomctl_entry_kind kind;
+	const char *map;	/* its own map: cgprio_prios, ...; NULL: none */
 	const char *entries;	/* status -j key of that map's entries */
-	struct json_object *(*list)(int fd);	/* those entries */
 	bool has_default_prio;
 	bool has_max_pause;	/* abort-all's pause deadline */
 	/* The attach option that fills its map with cgroups (--slice,
@@ -128,19 +132,46 @@ struct policy {
 	 */
 	const char *cgroup_opt;
 	bool scoping;
-	struct bpf_object *(*open)(void **skel);
-	void (*destroy)(void *skel);
+	/* The object: embedded bytes, or a file's (attach PATH.bpf.o). */
+	const void *elf;
+	size_t elf_sz;
+	const char *obj_name;	/* libbpf's object name */
+	const char *path;	/* the file, or NULL */
+	bool from_file;		/* attached (or to attach) from a file */
+	char obj_name_buf[32];
 };
-extern const struct policy policies[];
-extern const size_t nr_policies;
+extern const struct policy *policies;
+extern size_t nr_policies;
+int policies_init(void);
 const struct policy *policy_by_name(const char *name);
-const struct policy *policy_by_id(__u32 id);
+const char *policy_names(void);
+const char *policies_with(bool (*has)(const struct policy *, const char *),
+			  const char *arg);
+bool policy_has_entry(const struct policy *p, const char *word);
+bool policy_has_default(const struct policy *p, const char *unused);
+bool policy_has_max_pause(const struct policy *p, const char *unused);
+bool policy_same(const struct policy *a, const struct policy *b);
+const struct policy *policy_of_config(const struct oomctl_config *cfg,
+				      struct policy *own);
+int policy_from_file(const char *cmd, const char *path, struct policy *p);
+void policy_free(struct policy *p);
+struct bpf_object;
+struct bpf_object *policy_open(const struct policy *p);
+const char *policy_programs_problem(struct bpf_object *obj, char *buf, size_t sz);
+/* Is @arg a policy object's path rather than a bundled policy's name? */
+static inline bool is_policy_path(const char *arg)
+{
+	return arg[0] == '/' || arg[0] == '.' || (arg[0] && strchr(arg, '/'));
+}
+/* maps.c: @p's entries as status lists them (@fd its own map). */
+struct json_object *policy_entries(const struct policy *p, int fd);
 
 /* state.c: what is attached, read back from the pins. */
 struct attached {
 	bool present;
 	struct oomctl_config cfg;
-	const struct policy *policy;
+	const struct policy *policy;	/* a bundled one, or &own */
+	struct policy own;
 	struct oomctl_state state;
 };
 int read_attached(const struct pindir *pd, struct attached *a);
@@ -163,23 +194,9 @@ const char *cgroup_map_path(struct cgroup_map *m, __u64 id, bool cgpath);
 void cgroup_map_free(struct cgroup_map *m);
 const char *cgroup2_mount(void);
 
-/* maps.c: a policy map's entries as JSON arrays (status shows them too),
- * and what every map command does first.
- */
+/* maps.c: a policy map's entries as JSON arrays (policy_entries()). */
 struct json_object *cgroup_entries(int fd, const char *value_key);
-struct json_object *prio_entries(int fd);
 struct json_object *pid_entries(int fd);
-struct json_object *cgroup_set_entries(int fd);
-int cmd_args(const char *cmd, int argc, char **argv, int min, int max, int *first);
-#define CMD_ARGS(cmd, min, max) do {					\
-	int __e = cmd_args(cmd, argc, argv, min, max, &first);		\
-	if (__e)							\
-		return __e < 0 ? EXIT_OK : __e;				\
-} while (0)
-int policy_map(const char *cmd, const char *policy, struct pindir *pd);
-int list_entries(const char *cmd, int argc, char **argv, const char *policy,
-		 struct json_object *(*list)(int fd),
-		 void (*text)(struct json_object *));
 
 /*
  * entries.c: an entry of a policy's own map, as attach, apply and the map
@@ -206,9 +223,10 @@ int detach_policy(const char *cmd, struct json_object **res);
 __u32 proc_tgid(__u32 pid, char comm[16]);
 
 /* rank.c: a policy's rank of a task, for events and explain. */
-void rank_text(const struct oomctl_rank *r, const __u64 *runner_up,
-	       struct cgroup_map *cm, char *buf, size_t sz);
-struct json_object *rank_json(const struct oomctl_rank *r, struct cgroup_map *cm);
+void rank_text(const struct policy *p, const struct oomctl_rank *r,
+	       const __u64 *runner_up, struct cgroup_map *cm, char *buf, size_t sz);
+struct json_object *rank_json(const struct policy *p, const struct oomctl_rank *r,
+			      struct cgroup_map *cm);
 
 /* state.c: the pin directory opened and locked, and the attached policy
  * read, for commands that need one; 0, or -1 after one line.
@@ -278,15 +296,8 @@ int do_list(int argc, char **argv);
 int do_attach(int argc, char **argv);
 int do_detach(int argc, char **argv);
 int do_status(int argc, char **argv);
-int do_set_prio(int argc, char **argv);
-int do_get_prio(int argc, char **argv);
-int do_unset_prio(int argc, char **argv);
-int do_add_pid(int argc, char **argv);
-int do_del_pid(int argc, char **argv);
-int do_get_pids(int argc, char **argv);
-int do_set_slice(int argc, char **argv);
-int do_unset_slice(int argc, char **argv);
-int do_get_slices(int argc, char **argv);
+int do_entry(int argc, char **argv);
+int do_entry_alias(int argc, char **argv);	/* set-prio, add-pid, ... */
 int do_apply(int argc, char **argv);
 int do_events(int argc, char **argv);
 int do_explain(int argc, char **argv);

@@ -26,12 +26,6 @@ static const struct { const char *key, *text; } skips[] = {
 	[OOMCTL_SKIP_VICTIM] = { "victim", "already a victim, still dying" },
 };
 
-static const char *const rule_names[] = {
-	[OOMCTL_RULE_PRIO] = "prio",
-	[OOMCTL_RULE_PID] = "pid",
-	[OOMCTL_RULE_SLICE] = "slice",
-};
-
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *cgroup_name(struct cgroup_map *cm, __u64 id)
@@ -42,12 +36,16 @@ static const char *cgroup_name(struct cgroup_map *cm, __u64 id)
 }
 
 /*
- * @r in words into @buf. With @runner_up (events: the scan's best other
- * candidate's key1, when there was one), cgprio says what it beat.
+ * @r, ranked by @p, in words into @buf. With @runner_up (events: the
+ * scan's best other candidate's key1, when there was one), a rule that
+ * ranks by a value (cgprio) says what it beat.
  */
-void rank_text(const struct oomctl_rank *r, const __u64 *runner_up,
-	       struct cgroup_map *cm, char *buf, size_t sz)
+void rank_text(const struct policy *p, const struct oomctl_rank *r,
+	       const __u64 *runner_up, struct cgroup_map *cm, char *buf, size_t sz)
 {
+	const struct oomctl_policy_desc *d = &p->desc;
+	size_t n;
+
 	switch (r->class) {
 	case OOMCTL_SKIP:
 		snprintf(buf, sz, "skipped: %s", r->reason < N(skips) && skips[r->reason].text ?
@@ -60,43 +58,37 @@ void rank_text(const struct oomctl_rank *r, const __u64 *runner_up,
 		snprintf(buf, sz, "aborted by the policy");
 		return;
 	}
-	switch (r->reason) {
-	case OOMCTL_RULE_PRIO: {
-		char from[4200] = "";
-		int n;
-
-		if (r->ref)
-			snprintf(from, sizeof(from), " (set on %s)", cgroup_name(cm, r->ref));
-		else
-			snprintf(from, sizeof(from), " (the default)");
+	/* A candidate, in the words of @p's description. */
+	n = snprintf(buf, sz, "%s", *d->rule_text ? d->rule_text : "candidate");
+	if (d->flags & OOMCTL_DESC_RULE_VALUE) {
 		if (runner_up && *runner_up > r->key1)
-			n = snprintf(buf, sz, "cgroup prio %llu < %llu",
-				     (unsigned long long)r->key1,
-				     (unsigned long long)*runner_up);
+			n += snprintf(buf + n, n < sz ? sz - n : 0, " %llu < %llu",
+				      (unsigned long long)r->key1,
+				      (unsigned long long)*runner_up);
 		else if (runner_up)
-			n = snprintf(buf, sz, "cgroup prio %llu, tie broken by badness",
-				     (unsigned long long)r->key1);
+			n += snprintf(buf + n, n < sz ? sz - n : 0,
+				      " %llu, tie broken by badness",
+				      (unsigned long long)r->key1);
 		else
-			n = snprintf(buf, sz, "cgroup prio %llu", (unsigned long long)r->key1);
-		if (n > 0 && (size_t)n < sz)
-			snprintf(buf + n, sz - n, "%s", from);
-		return;
+			n += snprintf(buf + n, n < sz ? sz - n : 0, " %llu",
+				      (unsigned long long)r->key1);
 	}
-	case OOMCTL_RULE_PID:
-		snprintf(buf, sz, "listed pid");
+	if (!*d->ref_key || n >= sz)
 		return;
-	case OOMCTL_RULE_SLICE:
-		snprintf(buf, sz, "largest RSS in slice %s", cgroup_name(cm, r->ref));
-		return;
-	}
-	snprintf(buf, sz, "rule %u", r->reason);
+	if (!(d->flags & OOMCTL_DESC_REF_SET_ON))
+		snprintf(buf + n, sz - n, " %s", cgroup_name(cm, r->ref));
+	else if (r->ref)
+		snprintf(buf + n, sz - n, " (set on %s)", cgroup_name(cm, r->ref));
+	else
+		snprintf(buf + n, sz - n, " (the default)");
 }
 
 /* @r as an object: class, rule or skip key, the values the rule used. */
-struct json_object *rank_json(const struct oomctl_rank *r, struct cgroup_map *cm)
+struct json_object *rank_json(const struct policy *p, const struct oomctl_rank *r,
+			      struct cgroup_map *cm)
 {
 	struct json_object *o = json_object_new_object();
-	const char *p;
+	const char *path;
 
 	json_object_object_add(o, "class", json_object_new_string(
 			       r->class < N(class_names) ? class_names[r->class] : "unknown"));
@@ -107,16 +99,13 @@ struct json_object *rank_json(const struct oomctl_rank *r, struct cgroup_map *cm
 	if (r->class != OOMCTL_CANDIDATE)
 		return o;
 	json_object_object_add(o, "rule", json_object_new_string(
-			       r->reason < N(rule_names) && rule_names[r->reason] ?
-			       rule_names[r->reason] : "unknown"));
-	if (r->reason == OOMCTL_RULE_PRIO) {
-		json_object_object_add(o, "prio", json_object_new_int64(r->key1));
-		p = r->ref ? cgroup_map_path(cm, r->ref, true) : NULL;
-		json_object_object_add(o, "prio_from", p ? json_object_new_string(p) : NULL);
-	}
-	if (r->reason == OOMCTL_RULE_SLICE) {
-		p = cgroup_map_path(cm, r->ref, true);
-		json_object_object_add(o, "slice", p ? json_object_new_string(p) : NULL);
+			       *p->desc.rule ? p->desc.rule : "unknown"));
+	if (p->desc.flags & OOMCTL_DESC_RULE_VALUE)
+		json_object_object_add(o, p->desc.rule, json_object_new_int64(r->key1));
+	if (*p->desc.ref_key) {
+		path = r->ref ? cgroup_map_path(cm, r->ref, true) : NULL;
+		json_object_object_add(o, p->desc.ref_key,
+				       path ? json_object_new_string(path) : NULL);
 	}
 	return o;
 }

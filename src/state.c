@@ -45,11 +45,10 @@ int read_attached(const struct pindir *pd, struct attached *a)
 		      pd->path, strerror(-err));
 		return -1;
 	}
-	a->policy = policy_by_id(a->cfg.policy);
-	if (a->cfg.abi_version != OOMCTL_ABI_VERSION || !a->policy) {
+	if (a->cfg.abi_version != OOMCTL_ABI_VERSION ||
+	    !(a->policy = policy_of_config(&a->cfg, &a->own))) {
 		p_err("the policy in %s/" POLICY_SUBDIR " was attached by an incompatible oomctl "
-		      "(abi %u, policy %u); detach it first", pd->path,
-		      a->cfg.abi_version, a->cfg.policy);
+		      "(abi %u); detach it first", pd->path, a->cfg.abi_version);
 		return -1;
 	}
 	a->present = true;
@@ -74,7 +73,7 @@ int open_policy_map(const struct pindir *pd, const struct policy *want,
 		      want->name, want->name);
 		return -1;
 	}
-	if (a.policy != want) {
+	if (strcmp(a.policy->name, want->name) || !policy_same(a.policy, want)) {
 		p_err("%s: the attached policy is %s, not %s", cmd, a.policy->name,
 		      want->name);
 		return -1;

@@ -295,6 +295,8 @@ int do_status(int argc, char **argv)
 		snprintf(name, sizeof(name), "%.16s", a.cfg.name);
 		snprintf(dir, sizeof(dir), "%s/" POLICY_SUBDIR, pd.path);
 		json_object_object_add(res, "policy", json_object_new_string(a.policy->name));
+		json_object_object_add(res, "source", json_object_new_string(
+				       a.policy->from_file ? "file" : "bundled"));
 		json_object_object_add(res, "name", json_object_new_string(name));
 		if (a.policy->has_default_prio)
 			json_object_object_add(res, "default_prio",
@@ -326,9 +328,10 @@ int do_status(int argc, char **argv)
 		json_object_object_add(res, "links", pinned(&pd, pins, npins, true));
 		json_object_object_add(res, "maps", pinned(&pd, pins, npins, false));
 		snprintf(rel, sizeof(rel), POLICY_SUBDIR "/map_%s", a.policy->map);
-		if (!pindir_fdpath(&pd, rel, path, sizeof(path)) &&
+		if (a.policy->map && !pindir_fdpath(&pd, rel, path, sizeof(path)) &&
 		    (fd = bpf_obj_get(path)) >= 0) {
-			json_object_object_add(res, a.policy->entries, a.policy->list(fd));
+			json_object_object_add(res, a.policy->entries,
+					       policy_entries(a.policy, fd));
 			close(fd);
 		}
 	}
@@ -397,6 +400,17 @@ int do_list(int argc, char **argv)
 		json_object_object_add(o, "summary", json_object_new_string(policies[i].summary));
 		json_object_object_add(o, "attached", known ?
 			json_object_new_boolean(a.present && a.policy == &policies[i]) : NULL);
+		json_object_object_add(o, "source", json_object_new_string("bundled"));
+		json_object_array_add(res, o);
+	}
+	/* A policy attached from a file is listed too, after the bundled. */
+	if (a.present && a.policy->from_file) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(a.policy->name));
+		json_object_object_add(o, "summary", json_object_new_string(a.policy->summary));
+		json_object_object_add(o, "attached", json_object_new_boolean(true));
+		json_object_object_add(o, "source", json_object_new_string("file"));
 		json_object_array_add(res, o);
 	}
 	print_result(res, list_text);

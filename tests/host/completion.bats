@@ -168,7 +168,7 @@ STUB
 }
 
 @test "help COMMAND, and COMMAND help" {
-	completes "oomctl help e" events explain
+	completes "oomctl help e" entry events explain
 	offers "oomctl help " apply
 	completes "oomctl help list "
 	# 'help' is a command's first argument only, and ends the line.

@@ -72,12 +72,15 @@ unpacked() {
 	diff -u - <(files "$DEB") <<'EOF'
 -rw-r--r-- ./etc/bash_completion.d/oomctl.bash
 -rw-r--r-- ./lib/systemd/system/oomctl.service
+-rw-r--r-- ./usr/include/oomctl/oomctl.h
+-rw-r--r-- ./usr/include/oomctl/policy.bpf.h
 -rwxr-xr-x ./usr/sbin/oomctl
 -rw-r--r-- ./usr/share/bash-completion/completions/oomctl.bash
 -rw-r--r-- ./usr/share/doc/oomctl/CHANGELOG.md.gz
 -rw-r--r-- ./usr/share/doc/oomctl/README.md.gz
 -rw-r--r-- ./usr/share/doc/oomctl/changelog.gz
 -rw-r--r-- ./usr/share/doc/oomctl/copyright
+-rw-r--r-- ./usr/share/doc/oomctl/examples/newest.bpf.c
 -rw-r--r-- ./usr/share/doc/oomctl/examples/oomctl.conf
 -rw-r--r-- ./usr/share/lintian/overrides/oomctl
 -rw-r--r-- ./usr/share/man/man5/oomctl.conf.5.gz
@@ -157,7 +160,7 @@ complete_in() {
 		"$r/usr/sbin/oomctl det"
 	echo "$output"
 	[ "$output" = "oomctl at => attach
-oomctl e => events explain
+oomctl e => entry events explain
 $r/usr/bin/oomctl d => dump
 $r/usr/sbin/oomctl det => detach" ]
 	# Why ours is in the compat directory too: bash-completion's on-demand

@@ -36,8 +36,11 @@ expected() {
 		echo "644 $p/share/bash-completion/completions/oomctl.bash"
 		echo "644 $p/lib/systemd/system/oomctl.service"
 		echo "644 $p/share/doc/oomctl/examples/oomctl.conf"
+		echo "644 $p/share/doc/oomctl/examples/newest.bpf.c"
 		echo "644 $p/share/doc/oomctl/README.md"
 		echo "644 $p/share/doc/oomctl/CHANGELOG.md"
+		echo "644 $p/include/oomctl/policy.bpf.h"
+		echo "644 $p/include/oomctl/oomctl.h"
 	} | LC_ALL=C sort -u
 }
 
@@ -62,6 +65,9 @@ expected() {
 	cmp "$TOP/etc/oomctl.conf.example" "$D/usr/share/doc/oomctl/examples/oomctl.conf"
 	cmp "$TOP/README.md" "$D/usr/share/doc/oomctl/README.md"
 	cmp "$TOP/CHANGELOG.md" "$D/usr/share/doc/oomctl/CHANGELOG.md"
+	cmp "$TOP/bpf-policies/policy.bpf.h" "$D/usr/include/oomctl/policy.bpf.h"
+	cmp "$TOP/bpf-policies/oomctl.h" "$D/usr/include/oomctl/oomctl.h"
+	cmp "$TOP/examples/policies/newest.bpf.c" "$D/usr/share/doc/oomctl/examples/newest.bpf.c"
 }
 
 @test "the installed unit runs the installed binary: @SBINDIR@ substituted, nothing else changed" {
@@ -78,7 +84,7 @@ expected() {
 
 @test "a Debian package's SYSTEMDUNITDIR=/lib/systemd/system moves only the unit" {
 	mk install DESTDIR="$D" PREFIX=/usr SYSTEMDUNITDIR=/lib/systemd/system
-	diff -u <(expected /usr | sed 's|\./usr/lib/systemd/system/|./lib/systemd/system/|') <(tree "$D")
+	diff -u <(expected /usr | sed 's|\./usr/lib/systemd/system/|./lib/systemd/system/|' | LC_ALL=C sort) <(tree "$D")
 	grep -qx 'ExecStop=-/usr/sbin/oomctl detach' "$D/lib/systemd/system/oomctl.service"
 }
 
@@ -132,7 +138,7 @@ expected() {
 	diff -u "$BATS_TEST_TMPDIR/first.sum" <(cd "$D" && find . -type f -exec md5sum {} + | LC_ALL=C sort -k2)
 }
 
-@test "make uninstall removes exactly what install put, and the emptied doc directory" {
+@test "make uninstall removes exactly what install put, and the emptied doc and include directories" {
 	# Someone else's files in the directories we share.
 	mkdir -p "$D/usr/sbin" "$D/usr/share/man/man8" "$D/usr/share/doc/other"
 	touch "$D/usr/sbin/other" "$D/usr/share/man/man8/other.8" "$D/usr/share/doc/other/README"
@@ -141,6 +147,7 @@ expected() {
 	mk uninstall DESTDIR="$D" PREFIX=/usr
 	[ "$(tree "$D")" = "$before" ]
 	[ ! -e "$D/usr/share/doc/oomctl" ]
+	[ ! -e "$D/usr/include/oomctl" ]
 	# Nothing left to remove is not an error.
 	mk uninstall DESTDIR="$D" PREFIX=/usr
 	[ "$(tree "$D")" = "$before" ]
@@ -158,6 +165,7 @@ expected() {
 	echo "$output"
 	[[ $output == *./usr/local/sbin* ]]
 	[[ $output != *doc/oomctl* ]]
+	[[ $output != *include/oomctl* ]]
 }
 
 @test "make uninstall keeps a doc directory holding someone else's file" {

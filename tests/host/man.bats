@@ -142,12 +142,14 @@ as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
 	[ "$status" -eq 2 ]
 	msg=$(jq -r .error <<<"$output")
 	[[ $msg == *"unknown policy 'no-such' ("*")" ]]
-	known=$(sed -E 's/.*\(([^()]*)\)$/\1/; s/,/ /g; s/ or / /g' <<<"$msg")
+	[[ $msg == *"; or a policy object's path"* ]]
+	known=$(sed -E 's/.*\(([^()]*)\)$/\1/; s/;.*//; s/,/ /g; s/ or / /g' <<<"$msg")
 	echo "policies: $known"
 	policy_item=$(item policy <<<"$directives_list")
 	for p in $known; do
 		has "$p" <<<"$policy_item" || { echo "oomctl.conf.5: 'policy' lacks $p"; return 1; }
 	done
+	grep -q 'bpf\.o' <<<"$policy_item" || { echo "oomctl.conf.5: 'policy' lacks the object path"; return 1; }
 }
 
 @test "every config file in oomctl.conf.5's EXAMPLES is one that oomctl apply accepts" {

@@ -252,7 +252,7 @@ as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
 	check "$conf:2: 'pid' applies to pid only, not to policy rss-slice" "policy rss-slice" "pid 1"
 	run "$OOMCTL" apply - <<<"policy nosuch"
 	[ "$status" -eq 2 ]
-	[ "$output" = "oomctl: apply: <stdin>:1: unknown policy 'nosuch' (cgprio, pid, rss-slice or abort-all, or none)" ]
+	[ "$output" = "oomctl: apply: <stdin>:1: unknown policy 'nosuch' (cgprio, pid, rss-slice or abort-all, or none; or a policy object's path, with a '/')" ]
 	run "$OOMCTL" -j apply /nonexistent.conf
 	[ "$status" -eq 1 ]
 	[ "$(jq -r .error <<<"$output")" = "apply: cannot read /nonexistent.conf: No such file or directory" ]

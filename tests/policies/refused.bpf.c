@@ -5,7 +5,12 @@
  * when the kernel refuses a program: a map lookup used without its NULL
  * check.
  */
-#include "common.bpf.h"
+#include "policy.bpf.h"
+
+OOMCTL_POLICY(
+	.name = "refused",
+	.summary = "test only: the verifier refuses it",
+);
 
 static void policy_rank(struct task_struct *task, const struct oomctl_scope *sc,
 			const struct bpf_oom_task_info *t, struct oomctl_rank *r)

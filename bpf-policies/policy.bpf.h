@@ -1,18 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * common.bpf.h - BPF code every oomctl policy shares: the maps oomctl reads
- * (config, state), the program that names the policy, the kill and failure
- * trackers, and the helpers that decide eligibility and compute the kernel's
- * badness score. A policy includes this once and adds its evaluate program.
+ * policy.bpf.h - the policy contract: what every oomctl policy, bundled or
+ * an operator's own, is built on. make install puts it, with oomctl.h, in
+ * <oomctl/policy.bpf.h>; a policy's own build adds only vmlinux.h (bpftool
+ * btf dump file /sys/kernel/btf/vmlinux format c). It holds the maps oomctl
+ * reads (config, state, events), the program that names the policy, the
+ * kill and failure trackers, the explain iterator, and the helpers that
+ * decide eligibility and compute the kernel's badness score.
  *
- * A policy is one decision function, policy_rank(), defined after
- * including this file, and OOMCTL_EVALUATE(name), which defines its
+ * A policy is three things after including this file (oomctl-policies(7),
+ * "Writing a policy"): OOMCTL_POLICY(...), its description of itself,
+ * which oomctl reads from the object; one decision function,
+ * policy_rank(); and OOMCTL_EVALUATE(name), which defines its
  * bpf_oom_evaluate_task program around it. The same policy_rank() is what
  * the explain iterator (oomctl explain) calls for every process, so the
  * dry run and the real OOM cannot disagree about the rule.
  */
-#ifndef OOMCTL_COMMON_BPF_H
-#define OOMCTL_COMMON_BPF_H
+#ifndef OOMCTL_POLICY_BPF_H
+#define OOMCTL_POLICY_BPF_H
 
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -21,6 +26,18 @@
 #include "oomctl.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+/*
+ * OOMCTL_POLICY(.name = "...", ...): the policy's description of itself
+ * (struct oomctl_policy_desc, oomctl.h), which oomctl reads from the object
+ * before loading it. Every policy declares exactly one; the programs never
+ * read it.
+ */
+#define OOMCTL_POLICY(...)						\
+const struct oomctl_policy_desc oomctl_policy				\
+	SEC(OOMCTL_DESC_SEC) __attribute__((used)) = {			\
+	.abi_version = OOMCTL_ABI_VERSION, __VA_ARGS__			\
+}
 
 /* pahole 1.24 emits no kfunc declarations into vmlinux.h. */
 extern void set_oom_policy_name(struct oom_control *oc, const char *name,
@@ -652,4 +669,4 @@ int oomctl_explain(struct bpf_iter__task *ctx)
 	return 0;
 }
 
-#endif /* OOMCTL_COMMON_BPF_H */
+#endif /* OOMCTL_POLICY_BPF_H */
