@@ -65,7 +65,10 @@ enum oomctl_entry_kind {
 #define OOMCTL_DESC_REF_SET_ON	(1U << 4)	/* rank.ref is the cgroup the
 						 * value was set on, 0 for the
 						 * default */
-#define OOMCTL_DESC_FLAGS	0x1f
+#define OOMCTL_DESC_EXACT	(1U << 5)	/* a cgroup's entry is its own
+						 * only: its descendants do not
+						 * share it */
+#define OOMCTL_DESC_FLAGS	0x3f
 
 struct oomctl_policy_desc {
 	__u32 abi_version;	/* OOMCTL_ABI_VERSION */

@@ -66,26 +66,22 @@ _oomctl_option_value()
 	esac
 }
 
-# attach's options that fit POLICY: each policy-specific option belongs to
-# one policy, and attach refuses it with another.
+# attach's options that fit POLICY, as 'oomctl -j list' gives them (its
+# "options", from the policy's description: attach refuses the others).
 _oomctl_attach_opts()
 {
-	case $1 in
-	cgprio) opts="--name --replace --default-prio" ;;
-	rss-slice) opts="--name --replace --slice" ;;
-	abort-all) opts="--name --replace --cgroup --max-pause" ;;
-	pid) opts="--name --replace" ;;
-	esac
+	local json re
+	json=$("${words[0]}" -j list 2>/dev/null)
+	re='"name":"'"$1"'","[^]]*"options":\[([^]]*)\]'
+	opts="--name --replace"
+	[[ $json =~ $re ]] && opts+=" ${BASH_REMATCH[1]//[\",]/ }"
 }
 
 # The policies this oomctl has, from 'oomctl -j list' (one JSON line; a
 # quote inside a string is escaped, so "name":"..." is only ever a key).
 _oomctl_policies()
 {
-	local names
-	names=$("${words[0]}" -j list 2>/dev/null |
-		grep -o '"name":"[^"]*"' | cut -d'"' -f4)
-	echo "${names:-cgprio pid rss-slice abort-all}"
+	"${words[0]}" -j list 2>/dev/null | grep -o '"name":"[^"]*"' | cut -d'"' -f4
 }
 
 # The pids the pid policy targets ('oomctl -j get-pids' needs root and the

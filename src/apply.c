@@ -271,7 +271,7 @@ static int conf_check(struct conf *c)
 		 * a scope whose cgroups are missing must abort nothing, not
 		 * every memcg OOM.
 		 */
-		if (!strcmp(l->d->name, "cgroup"))
+		if (!strcmp(l->d->name, "cgroup") && c->p->scoping)
 			c->cfg.flags |= OOMCTL_CFG_SCOPED;
 	}
 	if (c->p) {

@@ -94,7 +94,7 @@ static int migrate_entries(const char *cmd, const struct pindir *pd,
 
 	if (!p->map)
 		return 0;
-	snprintf(rel, sizeof(rel), POLICY_SUBDIR "/map_%s", p->map);
+	pin_rel(rel, sizeof(rel), POLICY_SUBDIR, PIN_MAP, p->map);
 	if (pindir_fdpath(pd, rel, path, sizeof(path)) || (fd = bpf_obj_get(path)) < 0) {
 		p_err("%s: cannot open the attached policy's map %s: %s", cmd, p->map,
 		      strerror(errno));
@@ -164,7 +164,7 @@ static int pin_map(const char *cmd, const struct pindir *pd, const char *dir,
 {
 	char rel[256], path[PATH_MAX];
 
-	snprintf(rel, sizeof(rel), "%s/map_%s", dir, bpf_map__name(m));
+	pin_rel(rel, sizeof(rel), dir, PIN_MAP, bpf_map__name(m));
 	if (pindir_fdpath(pd, rel, path, sizeof(path)) || bpf_map__pin(m, path)) {
 		p_err("%s: cannot pin map %s: %s", cmd, bpf_map__name(m), strerror(errno));
 		return -1;
@@ -193,7 +193,7 @@ static int attach_prog(const char *cmd, const struct pindir *pd, const char *dir
 	}
 	links[(*n)++] = l;
 	test_stop_at(STEP_LINK_ATTACHED);
-	snprintf(rel, sizeof(rel), "%s/link_%s", dir, bpf_program__name(prog));
+	pin_rel(rel, sizeof(rel), dir, PIN_LINK, bpf_program__name(prog));
 	if (pindir_fdpath(pd, rel, path, sizeof(path)) || bpf_link__pin(l, path)) {
 		p_err("%s: cannot pin the link of %s: %s", cmd, bpf_program__name(prog),
 		      strerror(errno));

@@ -190,8 +190,8 @@ static void member_text(struct json_object *o)
 
 /*
  * The entry a policy applies to @cg: its own, else its nearest ancestor's
- * (the policies look up to OOMCTL_MAX_DEPTH levels up), else none (for a
- * value, the default). "source": own, inherited (with "from") or
+ * (the policies look up to OOMCTL_MAX_DEPTH levels up, unless their entries
+ * are exact), else none (for a value, the default). "source": own, inherited (with "from") or
  * default/none.
  */
 static struct json_object *effective(const struct entry_run *r, int fd,
@@ -204,7 +204,8 @@ static struct json_object *effective(const struct entry_run *r, int fd,
 	__u32 v;
 
 	snprintf(dir, sizeof(dir), "%s", cg->path);
-	for (int i = 0; i < OOMCTL_MAX_DEPTH; i++) {
+	/* A policy whose entries are the cgroup's own looks no further up. */
+	for (int i = 0; i < (r->p->desc.flags & OOMCTL_DESC_EXACT ? 1 : OOMCTL_MAX_DEPTH); i++) {
 		__u64 id;
 
 		if (!cgroup_id_of(dir, &id) && !bpf_map_lookup_elem(fd, &id, &v)) {

@@ -317,8 +317,8 @@ int do_events(int argc, char **argv)
 	if (open_attached("events", &pd, &a))
 		goto out;
 	c.policy = a.policy;
-	rb_fd = open_pinned(&pd, "events", "map_oomctl_events");
-	c.seen_fd = rb_fd < 0 ? -1 : open_pinned(&pd, "events", "map_oomctl_events_seen");
+	rb_fd = open_pinned(&pd, "events", PIN_MAP, "oomctl_events");
+	c.seen_fd = rb_fd < 0 ? -1 : open_pinned(&pd, "events", PIN_MAP, "oomctl_events_seen");
 	/* Streaming must not keep other oomctl commands waiting. */
 	pindir_close(&pd);
 	if (rb_fd < 0 || c.seen_fd < 0)

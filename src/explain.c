@@ -291,8 +291,8 @@ int do_explain(int argc, char **argv)
 		goto out;
 	ia.memcg_id = args.cgroup ? cg.id : 0;
 	ia.totalpages = totalpages(args.cgroup ? &cg : NULL);
-	args_fd = open_pinned(&pd, "explain", "map_oomctl_explain_args");
-	link_fd = args_fd < 0 ? -1 : open_pinned(&pd, "explain", "link_oomctl_explain");
+	args_fd = open_pinned(&pd, "explain", PIN_MAP, "oomctl_explain_args");
+	link_fd = args_fd < 0 ? -1 : open_pinned(&pd, "explain", PIN_LINK, "oomctl_explain");
 	if (link_fd < 0)
 		goto out;
 	if (bpf_map_update_elem(args_fd, &zero, &ia, BPF_ANY)) {

@@ -46,15 +46,16 @@ static const struct cmd cmds[] = {
 	  "  --name NAME       policy_name shown in the OOM report (at most 15 bytes;\n"
 	  "                    default: the policy's name)\n"
 	  "  --default-prio PRIO\n"
-	  "                    cgprio: priority of cgroups without one, "
-	  "0..1000 (default 0)\n"
-	  "  --slice CGROUP    rss-slice: a slice (cgroup v2 subtree) whose largest\n"
-	  "                    task dies first; repeat for more\n"
-	  "  --cgroup CGROUP   abort-all: abort only the OOMs of CGROUP and its\n"
-	  "                    descendants (default: every memcg OOM); repeat for more\n"
+	  "                    the value of cgroups without one, in the policy's\n"
+	  "                    range (default 0)\n"
+	  "  --slice CGROUP    a slice (cgroup v2 subtree) whose largest task dies\n"
+	  "                    first; repeat for more\n"
+	  "  --cgroup CGROUP   a cgroup of the policy's set: whose OOMs it aborts\n"
+	  "                    (default: every memcg OOM), or whose processes it\n"
+	  "                    protects; repeat for more\n"
 	  "  --max-pause SECONDS\n"
-	  "                    abort-all: a cgroup paused this long gets the kernel's\n"
-	  "                    kill, 1..86400 or infinity (default 30)\n"
+	  "                    a cgroup paused this long gets the kernel's kill,\n"
+	  "                    1..86400 or infinity (default 30)\n"
 	  "  --replace         swap the attached oomctl policy for this one, with no gap\n"
 	  "  --bpffs DIR       bpffs mount to pin under (default /sys/fs/bpf);\n"
 	  "                    pins go to DIR/oomctl/policy\n" },
@@ -166,6 +167,19 @@ void print_cmd_usage(const char *name, bool to_stderr)
 		c->args, c->summary);
 	if (c->help)
 		fprintf(f, "\n%s", c->help);
+	if (c->fn == do_attach) {
+		/* Which policy takes which option: from their descriptions. */
+		fprintf(f, "Options by policy:\n");
+		for (size_t i = 0; i < nr_policies; i++) {
+			const char *opt[4];
+			size_t n = policy_attach_options(&policies[i], opt);
+
+			fprintf(f, "  %-16s  --name --replace", policies[i].name);
+			for (size_t j = 0; j < n; j++)
+				fprintf(f, " %s", opt[j]);
+			fprintf(f, "\n");
+		}
+	}
 	fprintf(f, "\n%s\nExit status: 0 success, 1 failure, 2 usage error.\n",
 		common_opts_help);
 }

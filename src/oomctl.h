@@ -111,6 +111,10 @@ struct pinned_obj {
 };
 int list_pins(const struct pindir *pd, const char *sub, struct pinned_obj **out,
 	      size_t *n);
+enum pin_kind { PIN_MAP, PIN_LINK };
+#define PIN_MAP_PREFIX	"map_"
+#define PIN_LINK_PREFIX	"link_"
+void pin_rel(char *buf, size_t sz, const char *dir, enum pin_kind kind, const char *name);
 int remove_pins(const struct pindir *pd, const char *sub);
 
 /*
@@ -151,6 +155,7 @@ bool policy_has_entry(const struct policy *p, const char *word);
 bool policy_has_default(const struct policy *p, const char *unused);
 bool policy_has_max_pause(const struct policy *p, const char *unused);
 bool policy_same(const struct policy *a, const struct policy *b);
+size_t policy_attach_options(const struct policy *p, const char *opt[4]);
 const struct policy *policy_of_config(const struct oomctl_config *cfg,
 				      struct policy *own);
 int policy_from_file(const char *cmd, const char *path, struct policy *p);
@@ -233,10 +238,11 @@ struct json_object *rank_json(const struct policy *p, const struct oomctl_rank *
  */
 int open_attached(const char *cmd, struct pindir *pd, struct attached *a);
 
-/* state.c: a pinned object of the attached policy (map_X, link_X), by
- * its file name; the fd, or -1 after p_err.
+/* state.c: a pinned map or link of the attached policy, by its map's or
+ * program's name (pin_rel() makes the pin's name); the fd, or -1 after p_err.
  */
-int open_pinned(const struct pindir *pd, const char *cmd, const char *file);
+int open_pinned(const struct pindir *pd, const char *cmd, enum pin_kind kind,
+		const char *name);
 
 /*
  * test-stop.c, test only: the steps of attach, attach --replace and detach,

@@ -261,7 +261,7 @@ int list_pins(const struct pindir *pd, const char *sub, struct pinned_obj **out,
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(o.name, sizeof(o.name), "%s", de->d_name);
-		o.is_link = !strncmp(de->d_name, "link_", 5);
+		o.is_link = !strncmp(de->d_name, PIN_LINK_PREFIX, strlen(PIN_LINK_PREFIX));
 		snprintf(rel, sizeof(rel), "%s/%s", sub, de->d_name);
 		if (pindir_fdpath(pd, rel, path, sizeof(path)))
 			continue;
@@ -282,4 +282,15 @@ int list_pins(const struct pindir *pd, const char *sub, struct pinned_obj **out,
 	*out = v;
 	*n = cnt;
 	return 0;
+}
+
+/*
+ * A pin's path relative to the pin directory: @dir/map_NAME for a map,
+ * @dir/link_NAME for a program's link (@dir: policy, staging-PID, ...).
+ * The one place these names are made; list_pins() reads them back.
+ */
+void pin_rel(char *buf, size_t sz, const char *dir, enum pin_kind kind, const char *name)
+{
+	snprintf(buf, sz, "%s/%s%s", dir, kind == PIN_LINK ? PIN_LINK_PREFIX : PIN_MAP_PREFIX,
+		 name);
 }

@@ -70,7 +70,7 @@ static const char *desc_problem(const struct oomctl_policy_desc *d)
 	     d->entry_kind != OOMCTL_ENTRIES_CGROUP_VALUE) ||
 	    ((d->flags & OOMCTL_DESC_SCOPING) &&
 	     d->entry_kind != OOMCTL_ENTRIES_CGROUP_SET) ||
-	    ((d->flags & OOMCTL_DESC_REF_SET_ON) && !cgroups))
+	    ((d->flags & (OOMCTL_DESC_REF_SET_ON | OOMCTL_DESC_EXACT)) && !cgroups))
 		return "its flags do not fit its entry kind";
 	return NULL;
 }
@@ -209,6 +209,25 @@ bool policy_has_max_pause(const struct policy *p, const char *word)
 {
 	(void)word;
 	return p->has_max_pause;
+}
+
+/*
+ * The options of attach (and directives of apply) that @p's description
+ * gives it, beyond --name and --replace: into @opt, their count.
+ */
+size_t policy_attach_options(const struct policy *p, const char *opt[4])
+{
+	size_t n = 0;
+
+	if (p->has_default_prio)
+		opt[n++] = "--default-prio";
+	if (p->cgroup_opt && !strcmp(p->cgroup_opt, "slice"))
+		opt[n++] = "--slice";
+	if (p->cgroup_opt && !strcmp(p->cgroup_opt, "cgroup"))
+		opt[n++] = "--cgroup";
+	if (p->has_max_pause)
+		opt[n++] = "--max-pause";
+	return n;
 }
 
 /* Two descriptions of one policy: same entries, same rule. */

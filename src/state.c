@@ -18,7 +18,7 @@ static int read_pinned(const struct pindir *pd, const char *map, void *val)
 	__u32 zero = 0;
 	int fd, err;
 
-	snprintf(rel, sizeof(rel), POLICY_SUBDIR "/map_%s", map);
+	pin_rel(rel, sizeof(rel), POLICY_SUBDIR, PIN_MAP, map);
 	if (pindir_fdpath(pd, rel, path, sizeof(path)))
 		return -ENAMETOOLONG;
 	fd = bpf_obj_get(path);
@@ -78,7 +78,7 @@ int open_policy_map(const struct pindir *pd, const struct policy *want,
 		      want->name);
 		return -1;
 	}
-	snprintf(rel, sizeof(rel), POLICY_SUBDIR "/map_%s", want->map);
+	pin_rel(rel, sizeof(rel), POLICY_SUBDIR, PIN_MAP, want->map);
 	if (pindir_fdpath(pd, rel, path, sizeof(path)) ||
 	    (fd = bpf_obj_get(path)) < 0) {
 		p_err("%s: cannot open the %s map in %s/" POLICY_SUBDIR ": %s", cmd,
@@ -106,15 +106,15 @@ int open_attached(const char *cmd, struct pindir *pd, struct attached *a)
 	return 0;
 }
 
-int open_pinned(const struct pindir *pd, const char *cmd, const char *file)
+int open_pinned(const struct pindir *pd, const char *cmd, enum pin_kind kind,
+		const char *name)
 {
 	char rel[256], path[PATH_MAX];
 	int fd;
 
-	snprintf(rel, sizeof(rel), POLICY_SUBDIR "/%s", file);
+	pin_rel(rel, sizeof(rel), POLICY_SUBDIR, kind, name);
 	if (pindir_fdpath(pd, rel, path, sizeof(path)) || (fd = bpf_obj_get(path)) < 0) {
-		p_err("%s: cannot open %s/" POLICY_SUBDIR "/%s: %s", cmd, pd->path, file,
-		      strerror(errno));
+		p_err("%s: cannot open %s/%s: %s", cmd, pd->path, rel, strerror(errno));
 		return -1;
 	}
 	return fd;

@@ -162,6 +162,42 @@ static void cgroups_text(const char *title, struct json_object *a)
 	}
 }
 
+/*
+ * The attached policy, for status_text(), which print_result() hands the
+ * JSON only: the entries of a policy other than the four whose words are
+ * below are listed under its own key.
+ */
+static const struct policy *shown;
+
+static void other_entries_text(struct json_object *o)
+{
+	static const char *const known[] = { "prios", "slices", "scope", "pids" };
+	struct json_object *a;
+	char title[32];
+
+	if (!shown || !shown->map || !(a = jget(o, shown->entries)))
+		return;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(shown->entries, known[i]))
+			return;
+	snprintf(title, sizeof(title), "%s:", shown->entries);
+	if (!json_object_array_length(a))
+		printf("%-14snone\n", title);
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		struct json_object *e = json_object_array_get_idx(a, i);
+
+		printf("%-14s", i ? "" : title);
+		if (jget(e, "pid"))
+			printf("%lld %s\n", jint(e, "pid"), jget(e, "comm") ?
+			       jstr(e, "comm") : "(exited)");
+		else if (shown->kind == OOMCTL_ENTRIES_CGROUP_VALUE)
+			printf("%5lld  %s\n", jint(e, shown->desc.entry), jget(e, "path") ?
+			       jstr(e, "path") : "(removed cgroup)");
+		else
+			printf("%s\n", jget(e, "path") ? jstr(e, "path") : "(removed cgroup)");
+	}
+}
+
 static void status_text(struct json_object *o)
 {
 	struct json_object *c = jget(o, "counters"), *v = jget(o, "last_victim");
@@ -241,6 +277,7 @@ static void status_text(struct json_object *o)
 				       jstr(e, "comm") : "(exited)");
 			}
 		}
+		other_entries_text(o);
 	}
 	for (size_t i = 0; w && i < json_object_array_length(w); i++)
 		printf("warning:      %s\n", json_object_get_string(
@@ -327,7 +364,8 @@ int do_status(int argc, char **argv)
 		json_object_object_add(res, "last_victim", victim(&a.state.last_victim));
 		json_object_object_add(res, "links", pinned(&pd, pins, npins, true));
 		json_object_object_add(res, "maps", pinned(&pd, pins, npins, false));
-		snprintf(rel, sizeof(rel), POLICY_SUBDIR "/map_%s", a.policy->map);
+		if (a.policy->map)
+			pin_rel(rel, sizeof(rel), POLICY_SUBDIR, PIN_MAP, a.policy->map);
 		if (a.policy->map && !pindir_fdpath(&pd, rel, path, sizeof(path)) &&
 		    (fd = bpf_obj_get(path)) >= 0) {
 			json_object_object_add(res, a.policy->entries,
@@ -343,6 +381,7 @@ int do_status(int argc, char **argv)
 	json_object_object_add(res, "warnings", warnings);
 	warnings = NULL;
 	json_object_object_add(res, "foreign", fl);
+	shown = a.present ? a.policy : NULL;
 	print_result(res, status_text);
 	json_object_put(res);
 	rc = EXIT_OK;
@@ -363,6 +402,18 @@ static void list_text(struct json_object *a)
 		       !att ? "(unknown)" : json_object_get_boolean(att) ? "attached" : "",
 		       jstr(o, "summary"));
 	}
+}
+
+/* attach's options for @p, beyond --name and --replace. */
+static struct json_object *options_json(const struct policy *p)
+{
+	struct json_object *a = json_object_new_array();
+	const char *opt[4];
+	size_t n = policy_attach_options(p, opt);
+
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_string(opt[i]));
+	return a;
 }
 
 /*
@@ -401,6 +452,7 @@ int do_list(int argc, char **argv)
 		json_object_object_add(o, "attached", known ?
 			json_object_new_boolean(a.present && a.policy == &policies[i]) : NULL);
 		json_object_object_add(o, "source", json_object_new_string("bundled"));
+		json_object_object_add(o, "options", options_json(&policies[i]));
 		json_object_array_add(res, o);
 	}
 	/* A policy attached from a file is listed too, after the bundled. */
@@ -411,6 +463,7 @@ int do_list(int argc, char **argv)
 		json_object_object_add(o, "summary", json_object_new_string(a.policy->summary));
 		json_object_object_add(o, "attached", json_object_new_boolean(true));
 		json_object_object_add(o, "source", json_object_new_string("file"));
+		json_object_object_add(o, "options", options_json(a.policy));
 		json_object_array_add(res, o);
 	}
 	print_result(res, list_text);

@@ -74,7 +74,8 @@ offers() {
 }
 
 @test "policy names after attach, once" {
-	completes "oomctl attach " cgprio pid rss-slice abort-all help
+	# shellcheck disable=SC2046 # one word a policy name: split on purpose
+	completes "oomctl attach " $("$TOP/build/oomctl" -j list | jq -r '.[].name') help
 	completes "oomctl attach r" rss-slice
 	completes "oomctl -j attach --replace a" abort-all
 	completes "oomctl attach cgprio "
@@ -90,7 +91,7 @@ stub_oomctl() {
 	cat >"$BATS_TEST_TMPDIR/bin/oomctl" <<'STUB'
 #!/bin/sh
 case "$*" in
-"-j list") echo '[{"name":"cgprio","summary":"x","attached":null},{"name":"new-one","summary":"quotes: \"name\":\"no\"","attached":null}]' ;;
+"-j list") echo '[{"name":"cgprio","summary":"x","attached":null,"options":["--default-prio"]},{"name":"new-one","summary":"quotes: \"name\":\"no\"","attached":null,"options":["--slice","--max-pause"]}]' ;;
 "-j get-pids") echo '[{"pid":4242,"comm":"x"}]' ;;
 "--bpffs /x -j get-pids") echo '[{"pid":4343,"comm":"x"}]' ;;
 *) exit 1 ;;
@@ -100,7 +101,7 @@ STUB
 	PATH=$BATS_TEST_TMPDIR/bin:$PATH
 }
 
-@test "policy names and pid targets come from oomctl, else static ones" {
+@test "policy names, their attach options and pid targets come from oomctl; without it, none" {
 	# The built binary's list and the completion's agree.
 	want=$("$TOP/build/oomctl" -j list | jq -r '.[].name')
 	[ -n "$want" ]
@@ -110,11 +111,17 @@ STUB
 	stub_oomctl
 	oomctl -j list | jq -e '.[1].summary == "quotes: \"name\":\"no\""'
 	completes "oomctl attach " cgprio new-one help
+	completes "oomctl attach new-one --s" --slice
+	completes "oomctl attach new-one --m" --max-pause
+	completes "oomctl attach new-one --d" --debug
+	completes "oomctl attach cgprio --d" --debug --default-prio
 	completes "oomctl del-pid " 4242 help
 	completes "oomctl --bpffs /x del-pid 1 " 4343
-	# An oomctl that fails: the static list, the running processes.
+	# An oomctl that fails: no policy, no policy option; the running
+	# processes.
 	printf '#!/bin/sh\nexit 1\n' >"$BATS_TEST_TMPDIR/bin/oomctl"
-	completes "oomctl attach " cgprio pid rss-slice abort-all help
+	completes "oomctl attach " help
+	completes "oomctl attach cgprio --de" --debug
 	offers "oomctl del-pid " "$$"
 }
 
@@ -240,7 +247,8 @@ SD
 	# PATH has /usr/bin and not /usr/sbin.
 	PATH=$OOMCTL_SYSTEMD_ROOT/usr/bin:$PATH
 	completes "oomctl " dump help
-	completes "$TOP/build/oomctl attach p" pid
+	# shellcheck disable=SC2046 # one word a policy name: split on purpose
+	completes "$TOP/build/oomctl attach p" $("$TOP/build/oomctl" -j list | jq -r '.[].name | select(startswith("p"))')
 }
 
 @test "without systemd-oomd's completion file, every oomctl gets ours" {

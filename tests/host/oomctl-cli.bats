@@ -11,6 +11,10 @@ setup() {
 	[ -x "$OOMCTL" ] || { echo "$OOMCTL is missing: run make" >&2; return 1; }
 }
 
+# takers OPTION — the policies whose attach takes OPTION, as attach's
+# messages name them ("abort-all and protect"): from oomctl -j list.
+takers() { "$OOMCTL" -j list | jq -r --arg o "$1" '[.[] | select(.options | index($o)) | .name] | join(" and ")'; }
+
 # as_nobody CMD... — run without any capability.
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
 
@@ -70,18 +74,34 @@ as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
 	[[ $output == *"Usage: oomctl status"* ]]
 }
 
-@test "list: the four bundled policies, in text and JSON" {
+@test "list: the bundled policies, as the build list names them, in text and JSON, with their attach options" {
+	# The one list a bundled policy is named in: OOMCTL_POLICIES.
+	read -ra built < <(sed -n 's/^OOMCTL_POLICIES *:= *//p' "$TOP/src/oomctl.mk")
+	((${#built[@]} >= 4))
 	run "$OOMCTL" list
 	[ "$status" -eq 0 ]
-	[ "${#lines[@]}" -eq 4 ]
-	for p in cgprio pid rss-slice abort-all; do
-		[[ $output == *"$p "* ]]
+	[ "${#lines[@]}" -eq "${#built[@]}" ]
+	for i in "${!built[@]}"; do
+		[[ ${lines[i]} == "${built[i]} "* ]]
 	done
 	run "$OOMCTL" -j list
 	[ "$status" -eq 0 ]
-	[ "$(jq -r '[.[].name] | join(",")' <<<"$output")" = cgprio,pid,rss-slice,abort-all ]
+	[ "$(jq -r '[.[].name] | join(" ")' <<<"$output")" = "${built[*]}" ]
+	[ "$(jq -r '[.[].source] | unique | join(" ")' <<<"$output")" = bundled ]
+	# Each policy's options are the ones attach takes with it.
+	json=$output
+	for p in "${built[@]}"; do
+		for o in --default-prio --slice --cgroup --max-pause; do
+			run "$OOMCTL" attach "$p" "$o" 1 --bpffs /nonexistent
+			if jq -e --arg p "$p" --arg o "$o" '.[] | select(.name == $p) | .options | index($o)' <<<"$json" >/dev/null; then
+				[[ $output != *"applies to"* ]]
+			else
+				[ "$status" -eq 2 ] && [[ $output == *"$o applies to"* ]]
+			fi
+		done
+	done
 	run "$OOMCTL" -p list
-	[ "$(jq -r '.[0].name' <<<"$output")" = cgprio ]
+	[ "$(jq -r '.[0].name' <<<"$output")" = "${built[0]}" ]
 	[ "${#lines[@]}" -gt 2 ]
 }
 
@@ -117,10 +137,10 @@ as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
 	[[ $output == *"cgprio only"* ]]
 	run "$OOMCTL" attach pid --slice /sys/fs/cgroup
 	[ "$status" -eq 2 ]
-	[[ $output == *"--slice applies to rss-slice only"* ]]
+	[[ $output == *"--slice applies to $(takers --slice) only"* ]]
 	run "$OOMCTL" attach rss-slice --cgroup /sys/fs/cgroup
 	[ "$status" -eq 2 ]
-	[[ $output == *"--cgroup applies to abort-all only"* ]]
+	[[ $output == *"--cgroup applies to $(takers --cgroup) only"* ]]
 	run "$OOMCTL" attach abort-all --cgroup /sys/fs/cgroup --slice /sys/fs/cgroup
 	[ "$status" -eq 2 ]
 	[[ $output == *"belong to different policies"* ]]
@@ -252,7 +272,11 @@ as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
 	check "$conf:2: 'pid' applies to pid only, not to policy rss-slice" "policy rss-slice" "pid 1"
 	run "$OOMCTL" apply - <<<"policy nosuch"
 	[ "$status" -eq 2 ]
-	[ "$output" = "oomctl: apply: <stdin>:1: unknown policy 'nosuch' (cgprio, pid, rss-slice or abort-all, or none; or a policy object's path, with a '/')" ]
+	[[ $output == "oomctl: apply: <stdin>:1: unknown policy 'nosuch' ("*", or none; or a policy object's path, with a '/')" ]]
+	# ... naming every policy oomctl has.
+	for p in $("$OOMCTL" -j list | jq -r '.[].name'); do
+		[[ $output == *" $p"[,\ ]* || $output == *"($p,"* ]]
+	done
 	run "$OOMCTL" -j apply /nonexistent.conf
 	[ "$status" -eq 1 ]
 	[ "$(jq -r .error <<<"$output")" = "apply: cannot read /nonexistent.conf: No such file or directory" ]

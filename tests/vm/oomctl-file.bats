@@ -45,8 +45,10 @@ nothing_attached() {
 	[ "$status" -eq 0 ]
 	[ "$(jq -r '"\(.policy) \(.file) \(.name) \(.default_prio)"' <<<"$output")" = "cgprio ./mine.bpf.o mine 0" ]
 	[ "$(status_field '"\(.policy) \(.source) \(.name)"')" = "cgprio file mine" ]
-	[ "$(oomctl_json '[.[] | "\(.name):\(.source):\(.attached)"] | join(" ")' list)" = \
-		"cgprio:bundled:false pid:bundled:false rss-slice:bundled:false abort-all:bundled:false cgprio:file:true" ]
+	# Listed last, after the bundled ones, none of which is attached.
+	[ "$(oomctl_json '.[-1] | "\(.name):\(.source):\(.attached)"' list)" = "cgprio:file:true" ]
+	[ "$(oomctl_json '[.[] | select(.attached)] | length' list)" = 1 ]
+	[ "$(oomctl_json '[.[] | select(.source == "bundled")] | length' list)" -ge 5 ]
 	[ "$(eval_links)" = 1 ]
 
 	"$OOMCTL" set-prio "$CG/a" 10

@@ -19,6 +19,10 @@ status_field() { oomctl_json "$1" status; }
 # kill is recorded before the victim's memory is freed).
 status_is() { [[ $(status_field "$1") == "$2" ]]; }
 
+# takers OPTION — the policies whose attach takes OPTION, as attach's
+# messages name them ("abort-all and protect"): from oomctl -j list.
+takers() { "$OOMCTL" -j list | jq -r --arg o "$1" '[.[] | select(.options | index($o)) | .name] | join(" and ")'; }
+
 # Links on bpf_oom_evaluate_task (fmod_ret, "modify_return"), per bpftool.
 eval_links() { bpftool -j link show | jq '[.[] | select(.attach_type == "modify_return")] | length'; }
 # eval_links_are N — for wait_for.

@@ -97,9 +97,9 @@ usage_cases() {
 	bad 2 "'0123456789abcdef' is 16 bytes long" attach cgprio --name 0123456789abcdef
 	bad 2 "is 20 bytes long" attach pid --name "$(printf 'x%.0s' {1..20})"
 	bad 2 "the name is empty" attach cgprio --name ""
-	bad 2 "cgprio only" attach pid --default-prio 5
-	bad 2 "--slice applies to rss-slice only" attach cgprio --slice "$CG/a"
-	bad 2 "--cgroup applies to abort-all only" attach rss-slice --cgroup "$CG/a"
+	bad 2 "--default-prio applies to $(takers --default-prio) only" attach pid --default-prio 5
+	bad 2 "--slice applies to $(takers --slice) only" attach cgprio --slice "$CG/a"
+	bad 2 "--cgroup applies to $(takers --cgroup) only" attach rss-slice --cgroup "$CG/a"
 	for p in "${BAD_PRIOS[@]}"; do
 		bad 2 "--default-prio '$p'" attach cgprio --default-prio "$p"
 		bad 2 "'$p'" set-prio "$CG/a" "$p"
