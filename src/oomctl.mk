@@ -2,7 +2,7 @@
 # the top-level Makefile, which provides B, CC, CLANG, BPFTOOL, LLVM_STRIP,
 # CFLAGS and the LIBBPF_* flags.
 
-OOMCTL_POLICIES := cgprio pid rss-slice abort-all
+OOMCTL_POLICIES := cgprio pid rss-slice abort-all protect
 OOMCTL_SRCS     := $(wildcard src/*.c)
 OOMCTL_HDRS     := $(wildcard src/*.h) bpf-policies/oomctl.h
 OOMCTL_SKELS    := $(OOMCTL_POLICIES:%=$(B)/policies/%.skel.h)

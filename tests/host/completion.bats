@@ -69,6 +69,8 @@ offers() {
 	completes "oomctl attach rss-slice --s" --slice
 	completes "oomctl attach abort-all --c" --cgroup
 	completes "oomctl attach abort-all --s"
+	completes "oomctl attach protect --c" --cgroup
+	completes "oomctl attach protect --m"
 	# help takes commands, not options.
 	completes "oomctl help -"
 }
