@@ -23,16 +23,6 @@ teardown() {
 # explain_victim — the pid explain names as the victim of an OOM of $CG.
 explain_victim() { oomctl_json '.victim.pid' explain --cgroup "$CG"; }
 
-# overflow — a real memcg OOM: $CG's limit set 2M above what it holds, and
-# a 4M charger started in $CG/t, a cgroup each test makes sure its policy
-# never picks; one kill of any hog lets the charger finish. (Lowering
-# memory.max instead makes the writer retry the OOM at once, and on 2 CPUs
-# it may kill again before the first victim's pages are uncharged.)
-overflow() {
-	cg_write "$CG" memory.max $(($(cat "$CG/memory.current") + 2 * 1024 * 1024))
-	start_hog "$CG/t" 4
-	CHARGER=$HOG_PID
-}
 
 # events_json — every event recorded since the last read, as JSON lines; in
 # EVENTS.

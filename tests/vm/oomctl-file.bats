@@ -22,13 +22,6 @@ teardown() {
 	oomctl_teardown
 }
 
-# A real memcg OOM: $CG's limit 2M above what it holds and a 4M charger in
-# $CG/t, which every test here gives the highest priority.
-overflow() {
-	cg_write "$CG" memory.max $(($(cat "$CG/memory.current") + 2 * 1024 * 1024))
-	start_hog "$CG/t" 4
-	CHARGER=$HOG_PID
-}
 
 # nothing_attached BASELINE — no pin, no program left of a refused attach.
 nothing_attached() {

@@ -19,6 +19,19 @@ status_field() { oomctl_json "$1" status; }
 # kill is recorded before the victim's memory is freed).
 status_is() { [[ $(status_field "$1") == "$2" ]]; }
 
+# overflow [CGROUP] — a real memcg OOM: $CG's limit set 2M above what it
+# holds, and a 4M charger started in CGROUP (default $CG/t, a cgroup each
+# test makes sure its policy never picks); its pid in CHARGER. One kill of
+# any hog lets the charger finish. (Lowering memory.max instead makes the
+# writer retry the OOM at once, and on 2 CPUs it may kill again before the
+# first victim's pages are uncharged.)
+overflow() {
+	cg_write "$CG" memory.max $(($(cat "$CG/memory.current") + 2 * 1024 * 1024))
+	start_hog "${1:-$CG/t}" 4
+	# shellcheck disable=SC2034 # read by the bats files
+	CHARGER=$HOG_PID
+}
+
 # takers OPTION — the policies whose attach takes OPTION, as attach's
 # messages name them ("abort-all and protect"): from oomctl -j list.
 takers() { "$OOMCTL" -j list | jq -r --arg o "$1" '[.[] | select(.options | index($o)) | .name] | join(" and ")'; }

@@ -17,13 +17,6 @@ teardown() {
 	oomctl_teardown
 }
 
-# overflow CGROUP — a real memcg OOM: $CG's limit 2M above what it holds and
-# a 4M charger started in CGROUP.
-overflow() {
-	cg_write "$CG" memory.max $(($(cat "$CG/memory.current") + 2 * 1024 * 1024))
-	start_hog "$1" 4
-	CHARGER=$HOG_PID
-}
 
 # kills — the kill events since the last read: "pid reason" lines.
 kills() {
