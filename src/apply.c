@@ -690,8 +690,8 @@ int do_apply(int argc, char **argv)
 	struct apply_args args = {};
 	struct conf c = {};
 	struct plan pl = {};
-	struct pindir pd = { .fd = -1 };
-	struct attached a = {};
+	struct session s = SESSION_INIT("apply");
+	const struct attached *a = &s.a;
 	struct json_object *res, *sub = NULL;
 	int first, fd = -1, rc, err;
 
@@ -711,26 +711,21 @@ int do_apply(int argc, char **argv)
 		goto out;
 
 	rc = EXIT_FAIL;
-	err = pindir_open(&pd, false);
-	if (err && err != -ENOENT)
+	/* Locked from here to the last change, attach's and detach's too. */
+	if (session_open(&s, SESSION_CLEAN))
 		goto out;
-	if (!err) {
-		cleanup_stale(&pd);
-		if (read_attached(&pd, &a))
-			goto out;
-	}
-	if (a.present && c.p && same_policy(&c, &a) && c.p->map &&
-	    (fd = open_policy_map(&pd, c.p, "apply")) < 0)
+	if (a->present && c.p && same_policy(&c, a) && c.p->map &&
+	    (fd = session_policy_map(&s, c.p)) < 0)
 		goto out;
-	if (make_plan(&c, &a, fd, &pl)) {
+	if (make_plan(&c, a, fd, &pl)) {
 		p_err("apply: out of memory");
 		goto out;
 	}
 
 	if (!args.dry_run && pl.detach)
-		rc = detach_policy("apply", &sub);
+		rc = detach_policy(&s, &sub);
 	else if (!args.dry_run && pl.reattach)
-		rc = attach_policy("apply", c.p, &c.cfg, c.want, c.nwant, true, &sub);
+		rc = attach_policy(&s, c.p, &c.cfg, c.want, c.nwant, true, &sub);
 	else if (!args.dry_run && pl.nedits)
 		rc = edit_in_place(&pl, fd, c.p->kind == OOMCTL_ENTRIES_PID_SET) ?
 		     EXIT_FAIL : EXIT_OK;
@@ -751,9 +746,7 @@ int do_apply(int argc, char **argv)
 	print_result(res, apply_text);
 	json_object_put(res);
 out:
-	if (fd >= 0)
-		close(fd);
-	pindir_close(&pd);
+	session_close(&s);
 	plan_free(&pl);
 	conf_free(&c);
 	return rc;

@@ -84,21 +84,20 @@ static int attach_opt(int c, const char *arg, void *ctx)
 }
 
 /* Copy every entry of the old policy's own map into the new one. */
-static int migrate_entries(const char *cmd, const struct pindir *pd,
-			   const struct policy *p, int new_fd)
+static int migrate_entries(struct session *s, const struct policy *p, int new_fd)
 {
-	char rel[256], path[PATH_MAX];
+	const char *cmd = s->cmd;
 	__u64 key, next, val;	/* both key types fit in 8 bytes */
 	void *prev = NULL;
 	int fd, err = 0;
 
 	if (!p->map)
 		return 0;
-	pin_rel(rel, sizeof(rel), POLICY_SUBDIR, PIN_MAP, p->map);
-	if (pindir_fdpath(pd, rel, path, sizeof(path)) || (fd = bpf_obj_get(path)) < 0) {
+	fd = session_fd(s, PIN_MAP, p->map);
+	if (fd < 0) {
 		p_err("%s: cannot open the attached policy's map %s: %s", cmd, p->map,
-		      strerror(errno));
-		return -1;
+		      strerror(-fd));
+		return fd;
 	}
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
@@ -110,13 +109,10 @@ static int migrate_entries(const char *cmd, const struct pindir *pd,
 			break;
 		}
 	}
-	close(fd);
-	if (err) {
+	if (err)
 		p_err("%s: cannot copy %s entries into the new policy: %s",
 		      cmd, p->map, strerror(-err));
-		return -1;
-	}
-	return 0;
+	return err;
 }
 
 /* Fail when anything but our own policy's links sits on the evaluate hook. */
@@ -301,11 +297,11 @@ static int check_object(const char *cmd, const struct policy *p, struct bpf_obje
  * apply), else, with --replace of the same policy, the old policy's, so
  * that a replace keeps the configuration.
  */
-static int fill_entries(const char *cmd, const struct pindir *pd,
-			const struct policy *p, const struct attached *old,
+static int fill_entries(struct session *s, const struct policy *p,
 			struct bpf_object *obj, const struct map_entry *want,
 			size_t nwant)
 {
+	const char *cmd = s->cmd;
 	int err;
 
 	if (want) {
@@ -315,22 +311,25 @@ static int fill_entries(const char *cmd, const struct pindir *pd,
 			      err == -E2BIG ? " (the map is full)" : "");
 		return err ? -1 : 0;
 	}
-	if (old->present && policy_same(old->policy, p))
-		return migrate_entries(cmd, pd, p, own_map_fd(obj, p));
+	if (s->a.present && policy_same(s->a.policy, p))
+		return migrate_entries(s, p, own_map_fd(obj, p));
 	return 0;
 }
 
 /*
  * Load @p, configure and fill it, attach it in a staging directory and
  * commit. On success *@res describes what is attached (for print_result).
+ * The session is the caller's: apply's, or opened here (made, locked,
+ * cleaned) after the checks that need no pin directory.
  */
-int attach_policy(const char *cmd, const struct policy *p,
+int attach_policy(struct session *s, const struct policy *p,
 		  struct oomctl_config *cfg, const struct map_entry *want,
 		  size_t nwant, bool replace, struct json_object **res)
 {
-	struct pindir pd = { .fd = -1 };
+	const char *cmd = s->cmd;
+	const struct attached *old = &s->a;
+	const struct pindir *pd = &s->pd;
 	struct bpf_link *links[MAX_LINKS];
-	struct attached old;
 	struct bpf_object *obj = NULL;
 	struct bpf_program *prog;
 	struct bpf_map *m;
@@ -344,15 +343,13 @@ int attach_policy(const char *cmd, const struct policy *p,
 	/* Checks first, in the order a user would fix them; nothing loaded. */
 	*res = NULL;
 	if (need_caps(cmd, NEED_ADMIN) || hooks_find(&hooks) ||
-	    pindir_open(&pd, true))
+	    session_open(s, SESSION_CREATE | SESSION_CLEAN))
 		return EXIT_FAIL;
-	cleanup_stale(&pd);
-	if (read_attached(&pd, &old) ||
-	    check_hook_free(cmd, &pd, &hooks, &old, replace))
+	if (check_hook_free(cmd, pd, &hooks, old, replace))
 		goto out;
 	/* A replace of the same policy without new entries keeps its scope. */
-	if (!want && old.present && policy_same(old.policy, p))
-		cfg->flags = old.cfg.flags;
+	if (!want && old->present && policy_same(old->policy, p))
+		cfg->flags = old->cfg.flags;
 
 	obj = policy_open(p);
 	if (!obj) {
@@ -376,25 +373,25 @@ int attach_policy(const char *cmd, const struct policy *p,
 		p_err("%s: cannot write the policy's config: %s", cmd, strerror(errno));
 		goto out;
 	}
-	if (fill_entries(cmd, &pd, p, &old, obj, want, nwant))
+	if (fill_entries(s, p, obj, want, nwant))
 		goto out;
 	test_stop_at(STEP_LOADED);
 
 	snprintf(staging, sizeof(staging), "staging-%d", getpid());
-	if (mkdirat(pd.fd, staging, 0700)) {
-		p_err("%s: cannot create %s/%s: %s", cmd, pd.path, staging, strerror(errno));
+	if (mkdirat(pd->fd, staging, 0700)) {
+		p_err("%s: cannot create %s/%s: %s", cmd, pd->path, staging, strerror(errno));
 		goto out;
 	}
 	staged = true;
 	test_stop_at(STEP_STAGED);
 	bpf_object__for_each_map(m, obj) {
-		if (!bpf_map__is_internal(m) && pin_map(cmd, &pd, staging, m))
+		if (!bpf_map__is_internal(m) && pin_map(cmd, pd, staging, m))
 			goto out;
 	}
 	/* The evaluate program last: by then the name and counters are live. */
 	bpf_object__for_each_program(prog, obj) {
 		if (!is_evaluate(prog) &&
-		    attach_prog(cmd, &pd, staging, prog, links, &nlinks))
+		    attach_prog(cmd, pd, staging, prog, links, &nlinks))
 			goto out;
 	}
 	/* The cgroup_rmdir program is attached now: a cgroup removed since it
@@ -404,7 +401,7 @@ int attach_policy(const char *cmd, const struct policy *p,
 		goto out;
 	bpf_object__for_each_program(prog, obj) {
 		if (is_evaluate(prog) &&
-		    attach_prog(cmd, &pd, staging, prog, links, &nlinks))
+		    attach_prog(cmd, pd, staging, prog, links, &nlinks))
 			goto out;
 	}
 
@@ -412,15 +409,17 @@ int attach_policy(const char *cmd, const struct policy *p,
 	 * Commit: one rename. With --replace, an atomic exchange, after which
 	 * the staging name holds the old policy, released by unpinning.
 	 */
-	err = renameat2(pd.fd, staging, pd.fd, POLICY_SUBDIR,
-			old.present ? RENAME_EXCHANGE : RENAME_NOREPLACE);
+	err = renameat2(pd->fd, staging, pd->fd, POLICY_SUBDIR,
+			old->present ? RENAME_EXCHANGE : RENAME_NOREPLACE);
 	if (err) {
 		p_err("%s: cannot move %s into place: %s", cmd, staging, strerror(errno));
 		goto out;
 	}
 	test_stop_at(STEP_RENAMED_IN);
-	if (old.present)
-		remove_pins(&pd, staging);
+	/* What the session opened in policy/ is the old policy's now. */
+	session_drop_fds(s);
+	if (old->present)
+		remove_pins(pd, staging);
 	staged = false;
 
 	*res = json_object_new_object();
@@ -440,17 +439,17 @@ int attach_policy(const char *cmd, const struct policy *p,
 	if (p->cgroup_opt)
 		json_object_object_add(*res, p->entries,
 				       policy_entries(p, own_map_fd(obj, p)));
-	snprintf(dir, sizeof(dir), "%s/" POLICY_SUBDIR, pd.path);
+	snprintf(dir, sizeof(dir), "%s/" POLICY_SUBDIR, pd->path);
 	json_object_object_add(*res, "pin_dir", json_object_new_string(dir));
-	if (old.present)
+	if (old->present)
 		json_object_object_add(*res, "replaced",
-				       json_object_new_string(old.policy->name));
+				       json_object_new_string(old->policy->name));
 	rc = EXIT_OK;
 	test_stop_at(STEP_DONE);
 out:
 	/* On failure this releases every link: nothing stays attached. */
 	if (staged)
-		remove_pins(&pd, staging);
+		remove_pins(pd, staging);
 	for (size_t i = 0; i < nlinks; i++) {
 		if (rc == EXIT_OK)
 			bpf_link__disconnect(links[i]);
@@ -458,9 +457,8 @@ out:
 	}
 	bpf_object__close(obj);
 	/* A failed first attach leaves no empty pin directory behind. */
-	if (rc != EXIT_OK && pd.created)
-		rmdir(pd.path);
-	pindir_close(&pd);
+	if (rc != EXIT_OK && pd->created)
+		rmdir(pd->path);
 	return rc;
 }
 
@@ -475,6 +473,7 @@ int do_attach(int argc, char **argv)
 		{ "max-pause", required_argument, NULL, OPT_MAX_PAUSE },
 		{ 0 }
 	};
+	struct session s = SESSION_INIT("attach");
 	struct attach_args args = {};
 	struct oomctl_config cfg = { .abi_version = OOMCTL_ABI_VERSION };
 	struct cgroup_ref *cgs = NULL;
@@ -579,13 +578,14 @@ int do_attach(int argc, char **argv)
 			goto out;
 		want[i] = (struct map_entry){ .cg = &cgs[i], .value = 1 };
 	}
-	rc = attach_policy("attach", p, &cfg, args.ncg ? want : NULL, args.ncg,
+	rc = attach_policy(&s, p, &cfg, args.ncg ? want : NULL, args.ncg,
 			   args.replace, &res);
 	if (rc == EXIT_OK) {
 		print_result(res, attach_text);
 		json_object_put(res);
 	}
 out:
+	session_close(&s);
 	policy_free(&file);
 	free(want);
 	free(cgs);
@@ -692,13 +692,14 @@ static void detach_text(struct json_object *o)
 
 /*
  * Unpin the attached policy and check that nothing of it remains. On
- * success *@res says what was released (for print_result).
+ * success *@res says what was released (for print_result). The session is
+ * the caller's: apply's, or opened here.
  */
-int detach_policy(const char *cmd, struct json_object **res)
+int detach_policy(struct session *s, struct json_object **res)
 {
-	struct pindir pd = { .fd = -1 };
+	const char *cmd = s->cmd;
+	const struct pindir *pd = &s->pd;
 	struct pinned_obj *pins = NULL;
-	struct attached a;
 	struct obj_ids ids;
 	char gone[64];
 	const char *left;
@@ -709,10 +710,12 @@ int detach_policy(const char *cmd, struct json_object **res)
 	*res = NULL;
 	if (need_caps(cmd, NEED_ADMIN))
 		return EXIT_FAIL;
-	if (open_attached(cmd, &pd, &a))
+	if (session_open(s, SESSION_POLICY))
 		goto out;
-	cleanup_stale(&pd);
-	if (list_pins(&pd, POLICY_SUBDIR, &pins, &npins))
+	cleanup_stale(pd);
+	/* An fd the session holds would keep its map from being released. */
+	session_drop_fds(s);
+	if (list_pins(pd, POLICY_SUBDIR, &pins, &npins))
 		goto out;
 	collect_ids(pins, npins, &ids);
 	/*
@@ -721,15 +724,15 @@ int detach_policy(const char *cmd, struct json_object **res)
 	 * directory that the next run releases.
 	 */
 	snprintf(gone, sizeof(gone), "detaching-%d", getpid());
-	if (renameat2(pd.fd, POLICY_SUBDIR, pd.fd, gone, RENAME_NOREPLACE)) {
-		p_err("%s: cannot move %s/%s out of place: %s", cmd, pd.path,
+	if (renameat2(pd->fd, POLICY_SUBDIR, pd->fd, gone, RENAME_NOREPLACE)) {
+		p_err("%s: cannot move %s/%s out of place: %s", cmd, pd->path,
 		      POLICY_SUBDIR, strerror(errno));
 		goto out;
 	}
 	test_stop_at(STEP_RENAMED_OUT);
-	err = remove_pins(&pd, gone);
+	err = remove_pins(pd, gone);
 	if (err) {
-		p_err("%s: cannot unpin %s/%s: %s", cmd, pd.path, gone, strerror(-err));
+		p_err("%s: cannot unpin %s/%s: %s", cmd, pd->path, gone, strerror(-err));
 		goto out;
 	}
 	left = remaining(&ids, &id);
@@ -741,7 +744,7 @@ int detach_policy(const char *cmd, struct json_object **res)
 		goto out;
 	}
 	*res = json_object_new_object();
-	json_object_object_add(*res, "detached", json_object_new_string(a.policy->name));
+	json_object_object_add(*res, "detached", json_object_new_string(s->a.policy->name));
 	json_object_object_add(*res, "links", id_array(ids.links, ids.nlinks));
 	json_object_object_add(*res, "programs", id_array(ids.progs, ids.nprogs));
 	json_object_object_add(*res, "maps", id_array(ids.maps, ids.nmaps));
@@ -749,12 +752,12 @@ int detach_policy(const char *cmd, struct json_object **res)
 	test_stop_at(STEP_DONE);
 out:
 	free(pins);
-	pindir_close(&pd);
 	return rc;
 }
 
 int do_detach(int argc, char **argv)
 {
+	struct session s = SESSION_INIT("detach");
 	struct json_object *res;
 	int first, err, rc;
 
@@ -763,10 +766,11 @@ int do_detach(int argc, char **argv)
 		return err < 0 ? EXIT_OK : err;
 	if (first < argc)
 		return usage_err("detach", "unexpected argument '%s'", argv[first]);
-	rc = detach_policy("detach", &res);
+	rc = detach_policy(&s, &res);
 	if (rc == EXIT_OK) {
 		print_result(res, detach_text);
 		json_object_put(res);
 	}
+	session_close(&s);
 	return rc;
 }

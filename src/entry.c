@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 #include "oomctl.h"
 
@@ -27,7 +26,6 @@ enum entry_op { OP_ADD, OP_DEL, OP_GET };
 /* One run: the command as the user typed it, and for whom. */
 struct entry_run {
 	const char *cmd;		/* "set-prio", "entry" */
-	const char *policy;		/* the bundled policy it names; NULL: any */
 	enum entry_op op;
 	bool list_only;			/* get-pids, get-slices: no KEY */
 	const char *empty_note;		/* said of an empty list */
@@ -79,24 +77,16 @@ static void not_in(const struct entry_run *r, const char *what)
 		p_err("%s: %s is not in the %s", r->cmd, what, d->entries);
 }
 
-/* Open the pin directory and the attached policy's map, which must be
- * @r->p's: the fd, or -1 after one line.
+/*
+ * The attached policy's map, which must be @r->p's, in the session (opened
+ * here for set-prio and the others, by do_entry() for entry): the fd, or
+ * -errno after one line.
  */
-static int entry_map(const struct entry_run *r, struct pindir *pd)
+static int entry_map(const struct entry_run *r, struct session *s)
 {
-	int err = pindir_open(pd, false);
+	int err = session_open(s, 0);
 
-	if (err == -ENOENT) {
-		if (r->policy)
-			p_err("%s: no %s policy is attached (oomctl attach %s)", r->cmd,
-			      r->policy, r->policy);
-		else
-			p_err("%s: no oomctl policy is attached", r->cmd);
-		return -1;
-	}
-	if (err)
-		return -1;
-	return open_policy_map(pd, r->p, r->cmd);
+	return err ? err : session_policy_map(s, r->p);
 }
 
 /* A cgroup entry's object: cgroup, path, cgroup_id, and the value under the
@@ -407,13 +397,12 @@ static struct json_object *pid_member(int fd, __u32 pid)
 	return o;
 }
 
-static int run(struct entry_run *r, int argc, char **argv, int first)
+static int run(struct entry_run *r, struct session *s, int argc, char **argv,
+	       int first)
 {
-	struct pindir pd = { .fd = -1 };
 	struct entry_args a = {};
 	struct json_object *res = NULL;
-	struct attached at;
-	int fd = -1, rc;
+	int fd, rc;
 
 	cur = r;
 	rc = parse_args(r, argc, argv, first, &a);
@@ -425,10 +414,10 @@ static int run(struct entry_run *r, int argc, char **argv, int first)
 	for (size_t i = 0; a.cgs && i < a.n; i++)
 		if (cgroup_resolve(argv[first + i], &a.cgs[i]))
 			goto out;
-	fd = entry_map(r, &pd);
-	if (fd < 0 || read_attached(&pd, &at))
+	fd = entry_map(r, s);
+	if (fd < 0)
 		goto out;
-	if (r->op == OP_ADD && r->p->scoping && !(at.cfg.flags & OOMCTL_CFG_SCOPED)) {
+	if (r->op == OP_ADD && r->p->scoping && !(s->a.cfg.flags & OOMCTL_CFG_SCOPED)) {
 		p_err("%s: %s was attached without a scope: it acts on every memcg OOM; "
 		      "give its cgroups when attaching (--%s) or in oomctl.conf(5)",
 		      r->cmd, r->p->name, r->p->desc.entry);
@@ -439,7 +428,7 @@ static int run(struct entry_run *r, int argc, char **argv, int first)
 		print_result(res, list_text);
 	} else if (r->op == OP_GET) {
 		res = a.pids ? pid_member(fd, a.pids[0]) :
-		      effective(r, fd, &a.cgs[0], at.cfg.default_prio);
+		      effective(r, fd, &a.cgs[0], s->a.cfg.default_prio);
 		print_result(res, r->p->kind == OOMCTL_ENTRIES_CGROUP_VALUE ?
 			     value_get_text : member_text);
 	} else {
@@ -453,9 +442,6 @@ out:
 	json_object_put(res);
 	free(a.cgs);
 	free(a.pids);
-	if (fd >= 0)
-		close(fd);
-	pindir_close(&pd);
 	return rc;
 }
 
@@ -464,6 +450,7 @@ int do_entry_alias(int argc, char **argv)
 {
 	const struct entry_alias *al = NULL;
 	struct entry_run r;
+	struct session s;
 	int first, err;
 
 	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]) && !al; i++)
@@ -471,7 +458,7 @@ int do_entry_alias(int argc, char **argv)
 			al = &aliases[i];
 	if (!al)
 		return usage_err(argv[0], "unknown command");
-	r = (struct entry_run){ .cmd = al->cmd, .policy = al->policy, .op = al->op,
+	r = (struct entry_run){ .cmd = al->cmd, .op = al->op,
 				.list_only = al->list_only, .empty_note = al->empty_note,
 				.p = policy_by_name(al->policy) };
 	if (!r.p) {
@@ -481,7 +468,10 @@ int do_entry_alias(int argc, char **argv)
 	err = parse_cmd_opts(al->cmd, argc, argv, NULL, NULL, NULL, NULL, &first);
 	if (err)
 		return err < 0 ? EXIT_OK : err;
-	return run(&r, argc, argv, first);
+	s = (struct session)SESSION_INIT(al->cmd);
+	err = run(&r, &s, argc, argv, first);
+	session_close(&s);
+	return err;
 }
 
 /* oomctl entry add|del|get ...: the attached policy's, by its kind. */
@@ -490,8 +480,7 @@ int do_entry(int argc, char **argv)
 	static const char *const ops[] = { [OP_ADD] = "add", [OP_DEL] = "del",
 					   [OP_GET] = "get" };
 	struct entry_run r = { .cmd = "entry" };
-	struct pindir pd = { .fd = -1 };
-	struct attached a;
+	struct session s = SESSION_INIT("entry");
 	int first, err, rc = EXIT_FAIL;
 	size_t op;
 
@@ -505,17 +494,16 @@ int do_entry(int argc, char **argv)
 	if (op == 3)
 		return usage_err("entry", "unknown action '%s' (add, del or get)", argv[first]);
 	r.op = op;
-	if (need_caps("entry", NEED_BPF) || open_attached("entry", &pd, &a))
+	if (need_caps("entry", NEED_BPF) || session_open(&s, SESSION_POLICY))
 		goto out;
-	if (!a.policy->kind) {
-		p_err("entry: policy %s keeps no entries", a.policy->name);
+	if (!s.a.policy->kind) {
+		p_err("entry: policy %s keeps no entries", s.a.policy->name);
 		goto out;
 	}
-	pindir_close(&pd);
-	/* run() opens it again, and fails if another policy took its place. */
-	r.p = a.policy;
-	rc = run(&r, argc, argv, first + 1);
+	/* The policy's words and entries, and run() uses the same session. */
+	r.p = s.a.policy;
+	rc = run(&r, &s, argc, argv, first + 1);
 out:
-	pindir_close(&pd);
+	session_close(&s);
 	return rc;
 }

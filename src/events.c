@@ -291,12 +291,11 @@ int do_events(int argc, char **argv)
 	};
 	struct events_args args = {};
 	struct events_ctx c = { .seen_fd = -1 };
-	struct pindir pd = { .fd = -1 };
+	struct session s = SESSION_INIT("events");
 	struct ring_buffer *rb = NULL;
-	struct attached a;
 	unsigned long timeout = 0;
 	long long deadline = 0;
-	int first, err, rb_fd = -1, rc = EXIT_FAIL;
+	int first, err, rb_fd, rc = EXIT_FAIL;
 	__u32 zero = 0;
 
 	err = parse_cmd_opts("events", argc, argv, opts, NULL, events_opt, &args, &first);
@@ -314,13 +313,13 @@ int do_events(int argc, char **argv)
 				 "not a decimal integer");
 	if (need_caps("events", NEED_ADMIN))
 		return EXIT_FAIL;
-	if (open_attached("events", &pd, &a))
+	if (session_open(&s, SESSION_POLICY))
 		goto out;
-	c.policy = a.policy;
-	rb_fd = open_pinned(&pd, "events", PIN_MAP, "oomctl_events");
-	c.seen_fd = rb_fd < 0 ? -1 : open_pinned(&pd, "events", PIN_MAP, "oomctl_events_seen");
+	c.policy = s.a.policy;
+	rb_fd = session_pin(&s, PIN_MAP, "oomctl_events");
+	c.seen_fd = rb_fd < 0 ? -1 : session_pin(&s, PIN_MAP, "oomctl_events_seen");
 	/* Streaming must not keep other oomctl commands waiting. */
-	pindir_close(&pd);
+	session_unlock(&s);
 	if (rb_fd < 0 || c.seen_fd < 0)
 		goto out;
 	bpf_map_lookup_elem(c.seen_fd, &zero, &c.last_seq);
@@ -359,10 +358,6 @@ int do_events(int argc, char **argv)
 out:
 	ring_buffer__free(rb);
 	cgroup_map_free(c.cm);
-	if (rb_fd >= 0)
-		close(rb_fd);
-	if (c.seen_fd >= 0)
-		close(c.seen_fd);
-	pindir_close(&pd);
+	session_close(&s);
 	return rc;
 }

@@ -263,15 +263,15 @@ int do_explain(int argc, char **argv)
 	};
 	struct explain_args args = {};
 	struct explained x = {};
-	struct pindir pd = { .fd = -1 };
+	struct session s = SESSION_INIT("explain");
 	struct oomctl_explain_args ia = {};
 	struct cgroup_ref cg;
 	struct cgroup_map *cm = NULL;
 	struct json_object *res, *ranked, *skipped;
 	const struct oomctl_explain_rec *victim;
-	struct attached a;
+	const struct attached *a = &s.a;
 	unsigned long top = 10;
-	int first, err, args_fd = -1, link_fd = -1, rc = EXIT_FAIL;
+	int first, err, args_fd, link_fd, rc = EXIT_FAIL;
 	__u32 zero = 0;
 	char reason[4400];
 
@@ -287,12 +287,12 @@ int do_explain(int argc, char **argv)
 	if (need_caps("explain", NEED_ADMIN) ||
 	    (args.cgroup && cgroup_resolve(args.cgroup, &cg)))
 		return EXIT_FAIL;
-	if (open_attached("explain", &pd, &a))
+	if (session_open(&s, SESSION_POLICY))
 		goto out;
 	ia.memcg_id = args.cgroup ? cg.id : 0;
 	ia.totalpages = totalpages(args.cgroup ? &cg : NULL);
-	args_fd = open_pinned(&pd, "explain", PIN_MAP, "oomctl_explain_args");
-	link_fd = args_fd < 0 ? -1 : open_pinned(&pd, "explain", PIN_LINK, "oomctl_explain");
+	args_fd = session_pin(&s, PIN_MAP, "oomctl_explain_args");
+	link_fd = args_fd < 0 ? -1 : session_pin(&s, PIN_LINK, "oomctl_explain");
 	if (link_fd < 0)
 		goto out;
 	if (bpf_map_update_elem(args_fd, &zero, &ia, BPF_ANY)) {
@@ -301,7 +301,7 @@ int do_explain(int argc, char **argv)
 	}
 	if (run_iterator(link_fd, &x))
 		goto out;
-	pindir_close(&pd);
+	session_unlock(&s);
 
 	qsort(x.v, x.n, sizeof(*x.v), cmp_rec);
 	while (x.nranked < x.n && x.v[x.nranked].rank.class != OOMCTL_SKIP)
@@ -312,12 +312,12 @@ int do_explain(int argc, char **argv)
 	json_object_object_add(res, "memcg", args.cgroup ? json_object_new_string(cg.cgpath) : NULL);
 	json_object_object_add(res, "memcg_id", json_object_new_int64(ia.memcg_id));
 	json_object_object_add(res, "totalpages", json_object_new_int64(ia.totalpages));
-	json_object_object_add(res, "policy", json_object_new_string(a.policy->name));
-	json_object_object_add(res, "policy_name", json_object_new_string(a.cfg.name));
+	json_object_object_add(res, "policy", json_object_new_string(a->policy->name));
+	json_object_object_add(res, "policy_name", json_object_new_string(a->cfg.name));
 	json_object_object_add(res, "outcome", json_object_new_string(outcome(&x, &victim)));
 	if (victim) {
-		rank_text(a.policy, &victim->rank, NULL, cm, reason, sizeof(reason));
-		json_object_object_add(res, "victim", task_json(a.policy, victim, cm, reason));
+		rank_text(a->policy, &victim->rank, NULL, cm, reason, sizeof(reason));
+		json_object_object_add(res, "victim", task_json(a->policy, victim, cm, reason));
 	} else {
 		json_object_object_add(res, "victim", NULL);
 	}
@@ -326,9 +326,9 @@ int do_explain(int argc, char **argv)
 	for (size_t i = 0; i < x.n; i++) {
 		if (i < x.nranked && top && i >= top)
 			continue;
-		rank_text(a.policy, &x.v[i].rank, NULL, cm, reason, sizeof(reason));
+		rank_text(a->policy, &x.v[i].rank, NULL, cm, reason, sizeof(reason));
 		json_object_array_add(i < x.nranked ? ranked : skipped,
-				      task_json(a.policy, &x.v[i], cm, reason));
+				      task_json(a->policy, &x.v[i], cm, reason));
 	}
 	json_object_object_add(res, "ranked", ranked);
 	json_object_object_add(res, "more", json_object_new_int64(
@@ -340,10 +340,6 @@ int do_explain(int argc, char **argv)
 out:
 	cgroup_map_free(cm);
 	free(x.v);
-	if (args_fd >= 0)
-		close(args_fd);
-	if (link_fd >= 0)
-		close(link_fd);
-	pindir_close(&pd);
+	session_close(&s);
 	return rc;
 }

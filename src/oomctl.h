@@ -180,8 +180,37 @@ struct attached {
 	struct oomctl_state state;
 };
 int read_attached(const struct pindir *pd, struct attached *a);
-int open_policy_map(const struct pindir *pd, const struct policy *want,
-		    const char *cmd);
+
+/*
+ * session.c: a command's one way to the attached policy (see there): the
+ * pin directory locked, what is attached read once, the pinned maps and
+ * links it asks for opened once; session_close() releases them.
+ */
+#define SESSION_MAX_FDS	4
+struct session {
+	const char *cmd;		/* for messages */
+	struct pindir pd;		/* fd < 0: not open, or no directory */
+	struct attached a;		/* read when the directory was locked */
+	struct {
+		enum pin_kind kind;
+		const char *name;
+		int fd;
+	} fds[SESSION_MAX_FDS];
+	size_t nfds;
+};
+#define SESSION_INIT(command)	{ .cmd = (command), .pd = { .fd = -1 } }
+enum {
+	SESSION_CREATE = 1 << 0,	/* make the pin directory (attach) */
+	SESSION_CLEAN = 1 << 1,		/* release what a killed run left */
+	SESSION_POLICY = 1 << 2,	/* none attached is an error */
+};
+int session_open(struct session *s, unsigned int flags);
+int session_fd(struct session *s, enum pin_kind kind, const char *name);
+int session_pin(struct session *s, enum pin_kind kind, const char *name);
+int session_policy_map(struct session *s, const struct policy *want);
+void session_drop_fds(struct session *s);
+void session_unlock(struct session *s);
+void session_close(struct session *s);
 
 /* cgroup.c */
 struct cgroup_ref {
@@ -216,13 +245,14 @@ const void *entry_key(const struct map_entry *e);
 int entries_add(int fd, const struct map_entry *e, size_t n);
 int entries_recheck(const char *cmd, int fd, const struct map_entry *e, size_t n);
 
-/* attach.c: load, configure, fill and attach @p (attach, apply). With
- * @want NULL, a replace of the same policy keeps the old entries and scope.
+/* attach.c: load, configure, fill and attach @p (attach, apply), or
+ * detach, in the caller's session @s. With @want NULL, a replace of the
+ * same policy keeps the old entries and scope.
  */
-int attach_policy(const char *cmd, const struct policy *p,
+int attach_policy(struct session *s, const struct policy *p,
 		  struct oomctl_config *cfg, const struct map_entry *want,
 		  size_t nwant, bool replace, struct json_object **res);
-int detach_policy(const char *cmd, struct json_object **res);
+int detach_policy(struct session *s, struct json_object **res);
 
 /* maps.c: the process @pid's tgid from /proc (and its comm), or 0. */
 __u32 proc_tgid(__u32 pid, char comm[16]);
@@ -232,17 +262,6 @@ void rank_text(const struct policy *p, const struct oomctl_rank *r,
 	       const __u64 *runner_up, struct cgroup_map *cm, char *buf, size_t sz);
 struct json_object *rank_json(const struct policy *p, const struct oomctl_rank *r,
 			      struct cgroup_map *cm);
-
-/* state.c: the pin directory opened and locked, and the attached policy
- * read, for commands that need one; 0, or -1 after one line.
- */
-int open_attached(const char *cmd, struct pindir *pd, struct attached *a);
-
-/* state.c: a pinned map or link of the attached policy, by its map's or
- * program's name (pin_rel() makes the pin's name); the fd, or -1 after p_err.
- */
-int open_pinned(const struct pindir *pd, const char *cmd, enum pin_kind kind,
-		const char *name);
 
 /*
  * test-stop.c, test only: the steps of attach, attach --replace and detach,

@@ -33,55 +33,57 @@
 #define BPF_FS_MAGIC 0xcafe4a11
 #endif
 
-/* Pin directories this process has open, the outermost one locked. */
-static int lock_depth;
-
 /*
- * Open (with @create, make) <bpffs>/oomctl, check it and lock it. Returns
- * 0, -ENOENT when it does not exist and !@create (nothing attached, no
- * message printed), or -1 after printing the error.
+ * Open (with @create, make) <bpffs>/oomctl, check it and lock it: 0, also
+ * when it does not exist and !@create (nothing attached: @pd->fd is -1),
+ * or -errno after one line. A run opens it once, in its session.
  */
 int pindir_open(struct pindir *pd, bool create)
 {
 	struct statfs sfs;
 	struct stat st;
-	int fd;
+	int fd, err;
 
 	pd->fd = -1;
 	if (statfs(bpffs_dir, &sfs)) {
-		p_err("bpffs directory %s: %s", bpffs_dir, strerror(errno));
-		return -1;
+		err = -errno;
+		p_err("bpffs directory %s: %s", bpffs_dir, strerror(-err));
+		return err;
 	}
 	if (sfs.f_type != BPF_FS_MAGIC) {
 		p_err("%s is not a bpffs mount (mount -t bpf bpf %s)", bpffs_dir,
 		      bpffs_dir);
-		return -1;
+		return -ENOTDIR;
 	}
 	snprintf(pd->path, sizeof(pd->path), "%s/%s", bpffs_dir, PIN_SUBDIR);
 	pd->created = false;
 	if (create && mkdir(pd->path, 0700)) {
 		if (errno != EEXIST) {
-			p_err("cannot create %s: %s", pd->path, strerror(errno));
-			return -1;
+			err = -errno;
+			p_err("cannot create %s: %s", pd->path, strerror(-err));
+			return err;
 		}
 	} else if (create) {
 		pd->created = true;
 	}
 	fd = open(pd->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		if (errno == ENOENT && !create)
-			return -ENOENT;
-		if (errno == ELOOP || errno == ENOTDIR)
+		err = -errno;
+		if (err == -ENOENT && !create)
+			return 0;
+		if (err == -ELOOP || err == -ENOTDIR)
 			p_err("%s is not a directory (a symlink?); refusing to use it",
 			      pd->path);
 		else
-			p_err("cannot open %s: %s", pd->path, strerror(errno));
-		return -1;
+			p_err("cannot open %s: %s", pd->path, strerror(-err));
+		return err;
 	}
 	if (fstat(fd, &st) || fstatfs(fd, &sfs)) {
-		p_err("cannot stat %s: %s", pd->path, strerror(errno));
+		err = -errno;
+		p_err("cannot stat %s: %s", pd->path, strerror(-err));
 		goto err;
 	}
+	err = -EPERM;
 	if (sfs.f_type != BPF_FS_MAGIC) {
 		p_err("%s is not on bpffs; refusing to use it", pd->path);
 		goto err;
@@ -101,28 +103,26 @@ int pindir_open(struct pindir *pd, bool create)
 	}
 	/*
 	 * Serialise concurrent oomctl runs; released when we exit. A flock is
-	 * per open file, so a nested open by this process (apply calling
-	 * attach) would wait for itself: only the outermost one locks.
+	 * per open file: a run opens the directory once, in its session
+	 * (apply's attach and detach use apply's), or it would wait for itself.
 	 */
-	if (!lock_depth && flock(fd, LOCK_EX)) {
-		p_err("cannot lock %s: %s", pd->path, strerror(errno));
+	if (flock(fd, LOCK_EX)) {
+		err = -errno;
+		p_err("cannot lock %s: %s", pd->path, strerror(-err));
 		goto err;
 	}
-	if (!lock_depth++)
-		test_stop_at(STEP_LOCKED);
+	test_stop_at(STEP_LOCKED);
 	pd->fd = fd;
 	return 0;
 err:
 	close(fd);
-	return -1;
+	return err;
 }
 
 void pindir_close(struct pindir *pd)
 {
-	if (pd->fd >= 0) {
+	if (pd->fd >= 0)
 		close(pd->fd);
-		lock_depth--;
-	}
 	pd->fd = -1;
 }
 

@@ -297,10 +297,10 @@ static void status_text(struct json_object *o)
 
 int do_status(int argc, char **argv)
 {
-	struct pindir pd = { .fd = -1 };
+	struct session s = SESSION_INIT("status");
+	const struct attached *a = &s.a;
 	struct pinned_obj *pins = NULL;
 	struct json_object *res, *fl, *warnings = json_object_new_array();
-	struct attached a = {};
 	struct hooks hooks;
 	size_t npins = 0;
 	int first, err, rc = EXIT_FAIL;
@@ -312,66 +312,57 @@ int do_status(int argc, char **argv)
 		return usage_err("status", "unexpected argument '%s'", argv[first]);
 	if (need_caps("status", NEED_ADMIN) || hooks_find(&hooks))
 		return EXIT_FAIL;
-	err = pindir_open(&pd, false);
-	if (err && err != -ENOENT)
-		return EXIT_FAIL;
 	/* What a killed run left is not attached in any sense that lasts. */
-	if (!err)
-		cleanup_stale(&pd);
-	if (read_attached(&pd, &a))
+	if (session_open(&s, SESSION_CLEAN))
 		goto out;
 
 	res = json_object_new_object();
-	json_object_object_add(res, "attached", json_object_new_boolean(a.present));
-	if (a.present) {
-		char dir[PATH_MAX + 16], rel[64], path[PATH_MAX];
+	json_object_object_add(res, "attached", json_object_new_boolean(a->present));
+	if (a->present) {
+		char dir[PATH_MAX + 16];
 		char name[OOMCTL_NAME_LEN + 1];
 		int fd;
 
-		list_pins(&pd, POLICY_SUBDIR, &pins, &npins);
-		snprintf(name, sizeof(name), "%.16s", a.cfg.name);
-		snprintf(dir, sizeof(dir), "%s/" POLICY_SUBDIR, pd.path);
-		json_object_object_add(res, "policy", json_object_new_string(a.policy->name));
+		list_pins(&s.pd, POLICY_SUBDIR, &pins, &npins);
+		snprintf(name, sizeof(name), "%.16s", a->cfg.name);
+		snprintf(dir, sizeof(dir), "%s/" POLICY_SUBDIR, s.pd.path);
+		json_object_object_add(res, "policy", json_object_new_string(a->policy->name));
 		json_object_object_add(res, "source", json_object_new_string(
-				       a.policy->from_file ? "file" : "bundled"));
+				       a->policy->from_file ? "file" : "bundled"));
 		json_object_object_add(res, "name", json_object_new_string(name));
-		if (a.policy->has_default_prio)
+		if (a->policy->has_default_prio)
 			json_object_object_add(res, "default_prio",
-					       json_object_new_int64(a.cfg.default_prio));
-		if (a.policy->scoping)
+					       json_object_new_int64(a->cfg.default_prio));
+		if (a->policy->scoping)
 			json_object_object_add(res, "scoped", json_object_new_boolean(
-					       a.cfg.flags & OOMCTL_CFG_SCOPED));
-		if (a.policy->has_max_pause)
-			json_object_object_add(res, "max_pause_s", a.cfg.max_pause_s ?
-					       json_object_new_int64(a.cfg.max_pause_s) : NULL);
+					       a->cfg.flags & OOMCTL_CFG_SCOPED));
+		if (a->policy->has_max_pause)
+			json_object_object_add(res, "max_pause_s", a->cfg.max_pause_s ?
+					       json_object_new_int64(a->cfg.max_pause_s) : NULL);
 		json_object_object_add(res, "last_policy_name",
-				       a.state.last_victim.seq ?
-				       jstring_or_null(a.state.last_victim.policy_name) : NULL);
+				       a->state.last_victim.seq ?
+				       jstring_or_null(a->state.last_victim.policy_name) : NULL);
 		json_object_object_add(res, "pin_dir", json_object_new_string(dir));
-		json_object_object_add(res, "counters", counters(&a.state.stats));
+		json_object_object_add(res, "counters", counters(&a->state.stats));
 		json_object_object_add(res, "recent_failures",
-				       recent_failures(&a.state.failwin, warnings));
-		if (a.state.stats.overruns) {
+				       recent_failures(&a->state.failwin, warnings));
+		if (a->state.stats.overruns) {
 			char msg[256];
 
 			snprintf(msg, sizeof(msg), "the policy ran past the kernel's time "
 				 "budget (vm.oom_bpf_budget_ms) in %llu OOM%s: the "
 				 "kernel heuristic chose instead",
-				 (unsigned long long)a.state.stats.overruns,
-				 a.state.stats.overruns == 1 ? "" : "s");
+				 (unsigned long long)a->state.stats.overruns,
+				 a->state.stats.overruns == 1 ? "" : "s");
 			json_object_array_add(warnings, json_object_new_string(msg));
 		}
-		json_object_object_add(res, "last_victim", victim(&a.state.last_victim));
-		json_object_object_add(res, "links", pinned(&pd, pins, npins, true));
-		json_object_object_add(res, "maps", pinned(&pd, pins, npins, false));
-		if (a.policy->map)
-			pin_rel(rel, sizeof(rel), POLICY_SUBDIR, PIN_MAP, a.policy->map);
-		if (a.policy->map && !pindir_fdpath(&pd, rel, path, sizeof(path)) &&
-		    (fd = bpf_obj_get(path)) >= 0) {
-			json_object_object_add(res, a.policy->entries,
-					       policy_entries(a.policy, fd));
-			close(fd);
-		}
+		json_object_object_add(res, "last_victim", victim(&a->state.last_victim));
+		json_object_object_add(res, "links", pinned(&s.pd, pins, npins, true));
+		json_object_object_add(res, "maps", pinned(&s.pd, pins, npins, false));
+		/* Its entries, if its map opens; status shows what it can. */
+		if (a->policy->map && (fd = session_fd(&s, PIN_MAP, a->policy->map)) >= 0)
+			json_object_object_add(res, a->policy->entries,
+					       policy_entries(a->policy, fd));
 	}
 	fl = foreign(&hooks, pins, npins);
 	if (!fl) {
@@ -381,14 +372,14 @@ int do_status(int argc, char **argv)
 	json_object_object_add(res, "warnings", warnings);
 	warnings = NULL;
 	json_object_object_add(res, "foreign", fl);
-	shown = a.present ? a.policy : NULL;
+	shown = a->present ? a->policy : NULL;
 	print_result(res, status_text);
 	json_object_put(res);
 	rc = EXIT_OK;
 out:
 	json_object_put(warnings);
 	free(pins);
-	pindir_close(&pd);
+	session_close(&s);
 	return rc;
 }
 
@@ -422,8 +413,8 @@ static struct json_object *options_json(const struct policy *p)
  */
 int do_list(int argc, char **argv)
 {
-	struct pindir pd = { .fd = -1 };
-	struct attached a = {};
+	struct session s = SESSION_INIT("list");
+	const struct attached *a = &s.a;
 	struct json_object *res;
 	bool known = false;
 	int first, err;
@@ -436,11 +427,8 @@ int do_list(int argc, char **argv)
 	if (geteuid() == 0) {
 		/* Quietly: a missing bpffs only means nothing is attached. */
 		quiet_errors = true;
-		err = pindir_open(&pd, false);
-		known = !err || err == -ENOENT;
-		if (!err && read_attached(&pd, &a))
-			known = false;
-		pindir_close(&pd);
+		known = !session_open(&s, 0);
+		session_close(&s);
 		quiet_errors = false;
 	}
 	res = json_object_new_array();
@@ -450,20 +438,20 @@ int do_list(int argc, char **argv)
 		json_object_object_add(o, "name", json_object_new_string(policies[i].name));
 		json_object_object_add(o, "summary", json_object_new_string(policies[i].summary));
 		json_object_object_add(o, "attached", known ?
-			json_object_new_boolean(a.present && a.policy == &policies[i]) : NULL);
+			json_object_new_boolean(a->present && a->policy == &policies[i]) : NULL);
 		json_object_object_add(o, "source", json_object_new_string("bundled"));
 		json_object_object_add(o, "options", options_json(&policies[i]));
 		json_object_array_add(res, o);
 	}
 	/* A policy attached from a file is listed too, after the bundled. */
-	if (a.present && a.policy->from_file) {
+	if (a->present && a->policy->from_file) {
 		struct json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "name", json_object_new_string(a.policy->name));
-		json_object_object_add(o, "summary", json_object_new_string(a.policy->summary));
+		json_object_object_add(o, "name", json_object_new_string(a->policy->name));
+		json_object_object_add(o, "summary", json_object_new_string(a->policy->summary));
 		json_object_object_add(o, "attached", json_object_new_boolean(true));
 		json_object_object_add(o, "source", json_object_new_string("file"));
-		json_object_object_add(o, "options", options_json(a.policy));
+		json_object_object_add(o, "options", options_json(a->policy));
 		json_object_array_add(res, o);
 	}
 	print_result(res, list_text);
