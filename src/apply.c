@@ -69,7 +69,7 @@ struct conf {
 
 static int conf_err(const struct conf *c, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* One line naming FILE:LINE; EXIT_USAGE, as for a bad command line. */
+/* One line naming FILE:LINE, a usage error as for a bad command line. */
 static int conf_err(const struct conf *c, int line, const char *fmt, ...)
 {
 	char msg[1024];
@@ -79,10 +79,8 @@ static int conf_err(const struct conf *c, int line, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (line)
-		p_err("apply: %s:%d: %s", c->file, line, msg);
-	else
-		p_err("apply: %s: %s", c->file, msg);
-	return EXIT_USAGE;
+		return usage_line("apply: %s:%d: %s", c->file, line, msg);
+	return usage_line("apply: %s: %s", c->file, msg);
 }
 
 static const struct directive *find_directive(const char *name)
@@ -123,8 +121,9 @@ static int conf_read(struct conf *c)
 	int lineno = 0, rc = 0;
 
 	if (!f) {
-		p_err("apply: cannot read %s: %s", c->file, strerror(errno));
-		return EXIT_FAIL;
+		rc = -errno;
+		p_err("apply: cannot read %s: %s", c->file, strerror(-rc));
+		return rc;
 	}
 	while (!rc && getline(&buf, &cap, f) >= 0) {
 		const struct directive *d;
@@ -147,7 +146,7 @@ static int conf_read(struct conf *c)
 		more = realloc(c->v, (c->n + 1) * sizeof(*c->v));
 		if (!more) {
 			p_err("apply: out of memory");
-			rc = EXIT_FAIL;
+			rc = -ENOMEM;
 			break;
 		}
 		c->v = more;
@@ -157,8 +156,8 @@ static int conf_read(struct conf *c)
 		c->n++;
 	}
 	if (!rc && ferror(f)) {
-		p_err("apply: cannot read %s: %s", c->file, strerror(errno));
-		rc = EXIT_FAIL;
+		rc = -errno;
+		p_err("apply: cannot read %s: %s", c->file, strerror(-rc));
 	}
 	free(buf);
 	if (f != stdin)
@@ -207,8 +206,8 @@ static int conf_check(struct conf *c)
 			return rc;
 		if (is_policy_path(l->arg[0])) {
 			/* Read and checked now; loaded if the plan attaches it. */
-			if (policy_from_file("apply", l->arg[0], &c->file_policy))
-				return EXIT_FAIL;
+			if ((rc = policy_from_file("apply", l->arg[0], &c->file_policy)))
+				return rc;
 			c->p = &c->file_policy;
 			continue;
 		}
@@ -309,7 +308,7 @@ static int conf_resolve(struct conf *c, bool skip_missing)
 	c->want = calloc(c->n ? c->n : 1, sizeof(*c->want));
 	if (!c->cgs || !c->want) {
 		p_err("apply: out of memory");
-		return EXIT_FAIL;
+		return -ENOMEM;
 	}
 	for (size_t i = 0; i < c->n; i++) {
 		struct conf_line *l = &c->v[i];
@@ -329,12 +328,12 @@ static int conf_resolve(struct conf *c, bool skip_missing)
 			}
 			if (!tgid) {
 				p_err("apply: %s:%d: no process %u", c->file, l->line, e.pid);
-				return EXIT_FAIL;
+				return -ESRCH;
 			}
 			if (tgid != e.pid) {
 				p_err("apply: %s:%d: %u is a thread of process %u; give the "
 				      "process id", c->file, l->line, e.pid, tgid);
-				return EXIT_FAIL;
+				return -EINVAL;
 			}
 		} else {
 			err = cgroup_lookup(l->arg[0], &c->cgs[i], why, sizeof(why));
@@ -345,7 +344,7 @@ static int conf_resolve(struct conf *c, bool skip_missing)
 			if (err) {
 				p_err("apply: %s:%d: cgroup '%s': %s", c->file, l->line,
 				      l->arg[0], why);
-				return EXIT_FAIL;
+				return err;
 			}
 			e.cg = &c->cgs[i];
 			if (l->arg[1])
@@ -575,12 +574,13 @@ static int edit_in_place(const struct plan *pl, int fd, bool by_pid)
 			  bpf_map_update_elem(fd, edit_key(e, by_pid), &e->value, BPF_ANY);
 
 		if (err && !(e->op == REMOVE && errno == ENOENT)) {
+			err = -errno;
 			p_err("apply: cannot %s %s: %s%s; nothing was changed",
 			      op_names[e->op], by_pid ? "a pid" : e->path ? e->path :
-			      "an entry", strerror(errno),
-			      errno == E2BIG ? " (the map is full)" : "");
+			      "an entry", strerror(-err),
+			      err == -E2BIG ? " (the map is full)" : "");
 			undo_edits(pl, i, fd, by_pid);
-			return -1;
+			return err;
 		}
 	}
 	/* A cgroup removed since it was resolved: its cgroup_rmdir program
@@ -594,7 +594,7 @@ static int edit_in_place(const struct plan *pl, int fd, bool by_pid)
 			      e->path);
 			undo_edits(pl, pl->nedits, fd, by_pid);
 			bpf_map_delete_elem(fd, &e->cgid);
-			return -1;
+			return -ENOENT;
 		}
 	}
 	return 0;
@@ -693,11 +693,11 @@ int do_apply(int argc, char **argv)
 	struct session s = SESSION_INIT("apply");
 	const struct attached *a = &s.a;
 	struct json_object *res, *sub = NULL;
-	int first, fd = -1, rc, err;
+	int first, fd = -1, err;
 
 	err = parse_cmd_opts("apply", argc, argv, opts, NULL, apply_opt, &args, &first);
 	if (err)
-		return err < 0 ? EXIT_OK : err;
+		return err < 0 ? err : 0;
 	if (first >= argc)
 		return usage_err("apply", "which file? (oomctl.conf(5); - for stdin)");
 	if (argc - first > 1)
@@ -705,34 +705,32 @@ int do_apply(int argc, char **argv)
 	c.from_stdin = !strcmp(argv[first], "-");
 	c.file = c.from_stdin ? "<stdin>" : argv[first];
 	c.skipped = json_object_new_array();
-	if ((rc = conf_read(&c)) || (rc = conf_check(&c)) ||
-	    (rc = need_caps("apply", NEED_ADMIN) ? EXIT_FAIL : 0) ||
-	    (rc = conf_resolve(&c, args.skip_missing)))
+	if ((err = conf_read(&c)) || (err = conf_check(&c)) ||
+	    (err = need_caps("apply", NEED_ADMIN)) ||
+	    (err = conf_resolve(&c, args.skip_missing)))
 		goto out;
 
-	rc = EXIT_FAIL;
 	/* Locked from here to the last change, attach's and detach's too. */
-	if (session_open(&s, SESSION_CLEAN))
+	err = session_open(&s, SESSION_CLEAN);
+	if (err)
 		goto out;
 	if (a->present && c.p && same_policy(&c, a) && c.p->map &&
-	    (fd = session_policy_map(&s, c.p)) < 0)
+	    (fd = err = session_policy_map(&s, c.p)) < 0)
 		goto out;
-	if (make_plan(&c, a, fd, &pl)) {
+	err = make_plan(&c, a, fd, &pl);
+	if (err) {
 		p_err("apply: out of memory");
 		goto out;
 	}
 
 	if (!args.dry_run && pl.detach)
-		rc = detach_policy(&s, &sub);
+		err = detach_policy(&s, &sub);
 	else if (!args.dry_run && pl.reattach)
-		rc = attach_policy(&s, c.p, &c.cfg, c.want, c.nwant, true, &sub);
+		err = attach_policy(&s, c.p, &c.cfg, c.want, c.nwant, true, &sub);
 	else if (!args.dry_run && pl.nedits)
-		rc = edit_in_place(&pl, fd, c.p->kind == OOMCTL_ENTRIES_PID_SET) ?
-		     EXIT_FAIL : EXIT_OK;
-	else
-		rc = EXIT_OK;
+		err = edit_in_place(&pl, fd, c.p->kind == OOMCTL_ENTRIES_PID_SET);
 	json_object_put(sub);
-	if (rc != EXIT_OK)
+	if (err)
 		goto out;
 
 	res = json_object_new_object();
@@ -749,5 +747,5 @@ out:
 	session_close(&s);
 	plan_free(&pl);
 	conf_free(&c);
-	return rc;
+	return err;
 }

@@ -123,10 +123,10 @@ static int check_hook_free(const char *cmd, const struct pindir *pd,
 	struct pinned_obj *pins = NULL;
 	struct hooked_link *links = NULL;
 	size_t npins = 0, nlinks = 0;
-	int err = 0;
+	int err = hooked_links(h, &links, &nlinks);
 
-	if (hooked_links(h, &links, &nlinks))
-		return -1;
+	if (err)
+		return err;
 	if (old->present)
 		list_pins(pd, POLICY_SUBDIR, &pins, &npins);
 	for (size_t i = 0; i < nlinks && !err; i++) {
@@ -142,13 +142,13 @@ static int check_hook_free(const char *cmd, const struct pindir *pd,
 			      "so oomctl will not attach on top of it", cmd,
 			      hook_names[HOOK_EVALUATE], links[i].prog_name,
 			      links[i].prog_id, links[i].link_id);
-			err = -1;
+			err = -EBUSY;
 		}
 	}
 	if (!err && old->present && !replace) {
 		p_err("%s: policy %s is already attached; use --replace to swap it, "
 		      "or 'oomctl detach' first", cmd, old->policy->name);
-		err = -1;
+		err = -EEXIST;
 	}
 	free(links);
 	free(pins);
@@ -159,11 +159,15 @@ static int pin_map(const char *cmd, const struct pindir *pd, const char *dir,
 		   struct bpf_map *m)
 {
 	char rel[256], path[PATH_MAX];
+	int err;
 
 	pin_rel(rel, sizeof(rel), dir, PIN_MAP, bpf_map__name(m));
-	if (pindir_fdpath(pd, rel, path, sizeof(path)) || bpf_map__pin(m, path)) {
-		p_err("%s: cannot pin map %s: %s", cmd, bpf_map__name(m), strerror(errno));
-		return -1;
+	err = pindir_fdpath(pd, rel, path, sizeof(path));
+	if (!err)
+		err = bpf_map__pin(m, path);
+	if (err) {
+		p_err("%s: cannot pin map %s: %s", cmd, bpf_map__name(m), strerror(-err));
+		return err;
 	}
 	fchmodat(pd->fd, rel, 0600, 0);
 	test_stop_at(STEP_MAP_PINNED);
@@ -176,24 +180,29 @@ static int attach_prog(const char *cmd, const struct pindir *pd, const char *dir
 {
 	char rel[256], path[PATH_MAX];
 	struct bpf_link *l;
+	int err;
 
 	if (*n == MAX_LINKS) {
 		p_err("%s: more than %d programs in one policy", cmd, MAX_LINKS);
-		return -1;
+		return -E2BIG;
 	}
 	l = bpf_program__attach(prog);
 	if (!l) {
+		err = -errno;
 		p_err("%s: cannot attach program %s: %s", cmd, bpf_program__name(prog),
-		      strerror(errno));
-		return -1;
+		      strerror(-err));
+		return err;
 	}
 	links[(*n)++] = l;
 	test_stop_at(STEP_LINK_ATTACHED);
 	pin_rel(rel, sizeof(rel), dir, PIN_LINK, bpf_program__name(prog));
-	if (pindir_fdpath(pd, rel, path, sizeof(path)) || bpf_link__pin(l, path)) {
+	err = pindir_fdpath(pd, rel, path, sizeof(path));
+	if (!err)
+		err = bpf_link__pin(l, path);
+	if (err) {
 		p_err("%s: cannot pin the link of %s: %s", cmd, bpf_program__name(prog),
-		      strerror(errno));
-		return -1;
+		      strerror(-err));
+		return err;
 	}
 	fchmodat(pd->fd, rel, 0600, 0);
 	test_stop_at(STEP_LINK_PINNED);
@@ -231,12 +240,12 @@ static void attach_text(struct json_object *o)
 		printf("replaced %s\n", jstr(o, "replaced"));
 }
 
-/* The policy's own map in a loaded object. */
+/* The policy's own map in a loaded object; quiet: -ENOENT if none. */
 static int own_map_fd(struct bpf_object *obj, const struct policy *p)
 {
 	struct bpf_map *m = p->map ? bpf_object__find_map_by_name(obj, p->map) : NULL;
 
-	return m ? bpf_map__fd(m) : -1;
+	return m ? bpf_map__fd(m) : -ENOENT;
 }
 
 /* A map of @obj is @name, of @type with these sizes (0: any type)? */
@@ -252,7 +261,7 @@ static bool map_is(struct bpf_object *obj, const char *name, enum bpf_map_type t
 /*
  * A policy object from a file, opened, before the kernel sees it: its
  * maps have the layouts oomctl reads (the ABI) and its programs attach
- * where oomctl's do. 0, or -1 after one line naming the file.
+ * where oomctl's do. 0, or -ENOEXEC after one line naming the file.
  */
 static int check_object(const char *cmd, const struct policy *p, struct bpf_object *obj)
 {
@@ -277,17 +286,17 @@ static int check_object(const char *cmd, const struct policy *p, struct bpf_obje
 			continue;
 		p_err("%s: %s: map %s is missing or not of this oomctl's layout (build "
 		      "it with this oomctl's policy.bpf.h)", cmd, p->path, abi[i].name);
-		return -1;
+		return -ENOEXEC;
 	}
 	if (p->map && !map_is(obj, p->map, 0, key_sz, sizeof(__u32))) {
 		p_err("%s: %s: its entry map %s is missing or does not map %s to __u32",
 		      cmd, p->path, p->map, key_sz == 4 ? "a pid (__u32)" : "a cgroup id (__u64)");
-		return -1;
+		return -ENOEXEC;
 	}
 	w = policy_programs_problem(obj, why, sizeof(why));
 	if (w) {
 		p_err("%s: %s: %s", cmd, p->path, w);
-		return -1;
+		return -ENOEXEC;
 	}
 	return 0;
 }
@@ -309,7 +318,7 @@ static int fill_entries(struct session *s, const struct policy *p,
 		if (err)
 			p_err("%s: cannot fill map %s: %s%s", cmd, p->map, strerror(-err),
 			      err == -E2BIG ? " (the map is full)" : "");
-		return err ? -1 : 0;
+		return err;
 	}
 	if (s->a.present && policy_same(s->a.policy, p))
 		return migrate_entries(s, p, own_map_fd(obj, p));
@@ -336,16 +345,17 @@ int attach_policy(struct session *s, const struct policy *p,
 	struct hooks hooks;
 	char staging[64], dir[PATH_MAX + 16];
 	size_t nlinks = 0;
-	int rc = EXIT_FAIL, err;
 	bool staged = false;
 	__u32 zero = 0;
+	int err;
 
 	/* Checks first, in the order a user would fix them; nothing loaded. */
 	*res = NULL;
-	if (need_caps(cmd, NEED_ADMIN) || hooks_find(&hooks) ||
-	    session_open(s, SESSION_CREATE | SESSION_CLEAN))
-		return EXIT_FAIL;
-	if (check_hook_free(cmd, pd, &hooks, old, replace))
+	if ((err = need_caps(cmd, NEED_ADMIN)) || (err = hooks_find(&hooks)) ||
+	    (err = session_open(s, SESSION_CREATE | SESSION_CLEAN)))
+		return err;
+	err = check_hook_free(cmd, pd, &hooks, old, replace);
+	if (err)
 		goto out;
 	/* A replace of the same policy without new entries keeps its scope. */
 	if (!want && old->present && policy_same(old->policy, p))
@@ -353,11 +363,12 @@ int attach_policy(struct session *s, const struct policy *p,
 
 	obj = policy_open(p);
 	if (!obj) {
+		err = -errno;
 		p_err("%s: cannot open policy %s: %s", cmd, p->path ? p->path : p->name,
-		      strerror(errno));
+		      strerror(-err));
 		goto out;
 	}
-	if (p->from_file && check_object(cmd, p, obj))
+	if (p->from_file && (err = check_object(cmd, p, obj)))
 		goto out;
 	bpf_log_capture(true);
 	err = bpf_object__load(obj);
@@ -370,38 +381,41 @@ int attach_policy(struct session *s, const struct policy *p,
 	}
 	m = bpf_object__find_map_by_name(obj, "oomctl_config");
 	if (!m || bpf_map_update_elem(bpf_map__fd(m), &zero, cfg, BPF_ANY)) {
+		err = m ? -errno : -ENOENT;
 		p_err("%s: cannot write the policy's config: %s", cmd, strerror(errno));
 		goto out;
 	}
-	if (fill_entries(s, p, obj, want, nwant))
+	err = fill_entries(s, p, obj, want, nwant);
+	if (err)
 		goto out;
 	test_stop_at(STEP_LOADED);
 
 	snprintf(staging, sizeof(staging), "staging-%d", getpid());
 	if (mkdirat(pd->fd, staging, 0700)) {
-		p_err("%s: cannot create %s/%s: %s", cmd, pd->path, staging, strerror(errno));
+		err = -errno;
+		p_err("%s: cannot create %s/%s: %s", cmd, pd->path, staging, strerror(-err));
 		goto out;
 	}
 	staged = true;
 	test_stop_at(STEP_STAGED);
 	bpf_object__for_each_map(m, obj) {
-		if (!bpf_map__is_internal(m) && pin_map(cmd, pd, staging, m))
+		if (!bpf_map__is_internal(m) && (err = pin_map(cmd, pd, staging, m)))
 			goto out;
 	}
 	/* The evaluate program last: by then the name and counters are live. */
 	bpf_object__for_each_program(prog, obj) {
 		if (!is_evaluate(prog) &&
-		    attach_prog(cmd, pd, staging, prog, links, &nlinks))
+		    (err = attach_prog(cmd, pd, staging, prog, links, &nlinks)))
 			goto out;
 	}
 	/* The cgroup_rmdir program is attached now: a cgroup removed since it
 	 * was resolved would linger in the map.
 	 */
-	if (want && entries_recheck(cmd, own_map_fd(obj, p), want, nwant))
+	if (want && (err = entries_recheck(cmd, own_map_fd(obj, p), want, nwant)))
 		goto out;
 	bpf_object__for_each_program(prog, obj) {
 		if (is_evaluate(prog) &&
-		    attach_prog(cmd, pd, staging, prog, links, &nlinks))
+		    (err = attach_prog(cmd, pd, staging, prog, links, &nlinks)))
 			goto out;
 	}
 
@@ -409,10 +423,10 @@ int attach_policy(struct session *s, const struct policy *p,
 	 * Commit: one rename. With --replace, an atomic exchange, after which
 	 * the staging name holds the old policy, released by unpinning.
 	 */
-	err = renameat2(pd->fd, staging, pd->fd, POLICY_SUBDIR,
-			old->present ? RENAME_EXCHANGE : RENAME_NOREPLACE);
-	if (err) {
-		p_err("%s: cannot move %s into place: %s", cmd, staging, strerror(errno));
+	if (renameat2(pd->fd, staging, pd->fd, POLICY_SUBDIR,
+		      old->present ? RENAME_EXCHANGE : RENAME_NOREPLACE)) {
+		err = -errno;
+		p_err("%s: cannot move %s into place: %s", cmd, staging, strerror(-err));
 		goto out;
 	}
 	test_stop_at(STEP_RENAMED_IN);
@@ -444,22 +458,21 @@ int attach_policy(struct session *s, const struct policy *p,
 	if (old->present)
 		json_object_object_add(*res, "replaced",
 				       json_object_new_string(old->policy->name));
-	rc = EXIT_OK;
 	test_stop_at(STEP_DONE);
 out:
 	/* On failure this releases every link: nothing stays attached. */
 	if (staged)
 		remove_pins(pd, staging);
 	for (size_t i = 0; i < nlinks; i++) {
-		if (rc == EXIT_OK)
+		if (!err)
 			bpf_link__disconnect(links[i]);
 		bpf_link__destroy(links[i]);
 	}
 	bpf_object__close(obj);
 	/* A failed first attach leaves no empty pin directory behind. */
-	if (rc != EXIT_OK && pd->created)
+	if (err && pd->created)
 		rmdir(pd->path);
-	return rc;
+	return err;
 }
 
 int do_attach(int argc, char **argv)
@@ -482,79 +495,77 @@ int do_attach(int argc, char **argv)
 	struct policy file = {};
 	const struct policy *p;
 	unsigned long prio = 0;
-	int first, rc, err;
+	int first, err;
 
 	err = parse_cmd_opts("attach", argc, argv, opts, NULL, attach_opt, &args,
 			     &first);
 	if (err) {
-		rc = err < 0 ? EXIT_OK : err;
+		err = err < 0 ? err : 0;
 		goto out;
 	}
-	rc = EXIT_USAGE;
 	if (first >= argc) {
-		usage_err("attach", "which policy? (%s, or a policy object's path)",
-			  policy_names());
+		err = usage_err("attach", "which policy? (%s, or a policy object's path)",
+				policy_names());
 		goto out;
 	}
 	if (argc - first > 1) {
-		usage_err("attach", "unexpected argument '%s'", argv[first + 1]);
+		err = usage_err("attach", "unexpected argument '%s'", argv[first + 1]);
 		goto out;
 	}
 	if (is_policy_path(argv[first])) {
 		/* Read and checked here, loaded by attach_policy(). */
-		if (policy_from_file("attach", argv[first], &file)) {
-			rc = EXIT_FAIL;
+		err = policy_from_file("attach", argv[first], &file);
+		if (err)
 			goto out;
-		}
 		p = &file;
 	} else if (!(p = policy_by_name(argv[first]))) {
-		usage_err("attach", "unknown policy '%s' (%s, or a policy object's path "
-			  "such as ./%s.bpf.o)", argv[first], policy_names(), argv[first]);
+		err = usage_err("attach", "unknown policy '%s' (%s, or a policy object's path "
+				"such as ./%s.bpf.o)", argv[first], policy_names(), argv[first]);
 		goto out;
 	}
 	if (args.cg_opt && (!p->cgroup_opt || strcmp(p->cgroup_opt, args.cg_opt))) {
-		usage_err("attach", "--%s applies to %s only", args.cg_opt,
-			  policies_with(policy_has_entry, args.cg_opt));
+		err = usage_err("attach", "--%s applies to %s only", args.cg_opt,
+				policies_with(policy_has_entry, args.cg_opt));
 		goto out;
 	}
 	if (args.name && !*args.name) {
-		usage_err("attach", "--name: the name is empty");
+		err = usage_err("attach", "--name: the name is empty");
 		goto out;
 	}
 	if (args.name && strlen(args.name) >= OOMCTL_NAME_LEN) {
-		usage_err("attach", "--name '%s' is %zu bytes long; at most %d",
-			  args.name, strlen(args.name), OOMCTL_NAME_LEN - 1);
+		err = usage_err("attach", "--name '%s' is %zu bytes long; at most %d",
+				args.name, strlen(args.name), OOMCTL_NAME_LEN - 1);
 		goto out;
 	}
 	if (args.default_prio && !p->has_default_prio) {
-		usage_err("attach", "--default-prio applies to %s only",
-			  policies_with(policy_has_default, NULL));
+		err = usage_err("attach", "--default-prio applies to %s only",
+				policies_with(policy_has_default, NULL));
 		goto out;
 	}
 	if (args.default_prio) {
 		err = parse_uint(args.default_prio, p->desc.value_min,
 				 p->desc.value_max, &prio);
 		if (err) {
-			usage_err("attach", "--default-prio '%s' is %s, want %u..%u",
-				  args.default_prio,
-				  err == -ERANGE ? "out of range" : "not a decimal integer",
-				  p->desc.value_min, p->desc.value_max);
+			err = usage_err("attach", "--default-prio '%s' is %s, want %u..%u",
+					args.default_prio,
+					err == -ERANGE ? "out of range" : "not a decimal integer",
+					p->desc.value_min, p->desc.value_max);
 			goto out;
 		}
 	}
 	if (args.max_pause && !p->has_max_pause) {
-		usage_err("attach", "--max-pause applies to %s only",
-			  policies_with(policy_has_max_pause, NULL));
+		err = usage_err("attach", "--max-pause applies to %s only",
+				policies_with(policy_has_max_pause, NULL));
 		goto out;
 	}
 	cfg.max_pause_s = p->has_max_pause ? OOMCTL_MAX_PAUSE_DEFAULT_S : 0;
 	if (args.max_pause) {
 		err = parse_max_pause(args.max_pause, &cfg.max_pause_s);
 		if (err) {
-			usage_err("attach", "--max-pause '%s' is %s, want %s",
-				  args.max_pause,
-				  err == -ERANGE ? "out of range" : "not a number",
-				  MAX_PAUSE_WANT);
+			err = usage_err("attach", "--max-pause '%s' is %s, want %s",
+					args.max_pause,
+					err == -ERANGE ? "out of range" : "not a number",
+					MAX_PAUSE_WANT);
 			goto out;
 		}
 	}
@@ -566,21 +577,22 @@ int do_attach(int argc, char **argv)
 	snprintf(cfg.name, sizeof(cfg.name), "%s", args.name ? args.name : p->name);
 
 	/* Every cgroup is resolved before anything is loaded. */
-	rc = EXIT_FAIL;
 	cgs = calloc(args.ncg ? args.ncg : 1, sizeof(*cgs));
 	want = calloc(args.ncg ? args.ncg : 1, sizeof(*want));
 	if (!cgs || !want) {
 		p_err("attach: out of memory");
+		err = -ENOMEM;
 		goto out;
 	}
 	for (size_t i = 0; i < args.ncg; i++) {
-		if (cgroup_resolve(args.cg_args[i], &cgs[i]))
+		err = cgroup_resolve(args.cg_args[i], &cgs[i]);
+		if (err)
 			goto out;
 		want[i] = (struct map_entry){ .cg = &cgs[i], .value = 1 };
 	}
-	rc = attach_policy(&s, p, &cfg, args.ncg ? want : NULL, args.ncg,
-			   args.replace, &res);
-	if (rc == EXIT_OK) {
+	err = attach_policy(&s, p, &cfg, args.ncg ? want : NULL, args.ncg,
+			    args.replace, &res);
+	if (!err) {
 		print_result(res, attach_text);
 		json_object_put(res);
 	}
@@ -590,7 +602,7 @@ out:
 	free(want);
 	free(cgs);
 	free(args.cg_args);
-	return rc;
+	return err;
 }
 
 /* Ids of everything the policy consists of, to check they are released. */
@@ -704,19 +716,21 @@ int detach_policy(struct session *s, struct json_object **res)
 	char gone[64];
 	const char *left;
 	size_t npins = 0;
-	int err, rc = EXIT_FAIL;
 	__u32 id = 0;
+	int err;
 
 	*res = NULL;
-	if (need_caps(cmd, NEED_ADMIN))
-		return EXIT_FAIL;
-	if (session_open(s, SESSION_POLICY))
-		goto out;
+	if ((err = need_caps(cmd, NEED_ADMIN)) || (err = session_open(s, SESSION_POLICY)))
+		return err;
 	cleanup_stale(pd);
 	/* An fd the session holds would keep its map from being released. */
 	session_drop_fds(s);
-	if (list_pins(pd, POLICY_SUBDIR, &pins, &npins))
+	err = list_pins(pd, POLICY_SUBDIR, &pins, &npins);
+	if (err) {
+		p_err("%s: cannot list %s/%s: %s", cmd, pd->path, POLICY_SUBDIR,
+		      strerror(-err));
 		goto out;
+	}
 	collect_ids(pins, npins, &ids);
 	/*
 	 * Commit: one rename out of place, so that a detach killed while
@@ -725,8 +739,9 @@ int detach_policy(struct session *s, struct json_object **res)
 	 */
 	snprintf(gone, sizeof(gone), "detaching-%d", getpid());
 	if (renameat2(pd->fd, POLICY_SUBDIR, pd->fd, gone, RENAME_NOREPLACE)) {
+		err = -errno;
 		p_err("%s: cannot move %s/%s out of place: %s", cmd, pd->path,
-		      POLICY_SUBDIR, strerror(errno));
+		      POLICY_SUBDIR, strerror(-err));
 		goto out;
 	}
 	test_stop_at(STEP_RENAMED_OUT);
@@ -741,6 +756,7 @@ int detach_policy(struct session *s, struct json_object **res)
 		      "pin holds it%s", cmd, left, id,
 		      strcmp(left, "map") ? ", so the policy stays attached until it "
 		      "is released" : "");
+		err = -EBUSY;
 		goto out;
 	}
 	*res = json_object_new_object();
@@ -748,29 +764,28 @@ int detach_policy(struct session *s, struct json_object **res)
 	json_object_object_add(*res, "links", id_array(ids.links, ids.nlinks));
 	json_object_object_add(*res, "programs", id_array(ids.progs, ids.nprogs));
 	json_object_object_add(*res, "maps", id_array(ids.maps, ids.nmaps));
-	rc = EXIT_OK;
 	test_stop_at(STEP_DONE);
 out:
 	free(pins);
-	return rc;
+	return err;
 }
 
 int do_detach(int argc, char **argv)
 {
 	struct session s = SESSION_INIT("detach");
 	struct json_object *res;
-	int first, err, rc;
+	int first, err;
 
 	err = parse_cmd_opts("detach", argc, argv, NULL, NULL, NULL, NULL, &first);
 	if (err)
-		return err < 0 ? EXIT_OK : err;
+		return err < 0 ? err : 0;
 	if (first < argc)
 		return usage_err("detach", "unexpected argument '%s'", argv[first]);
-	rc = detach_policy(&s, &res);
-	if (rc == EXIT_OK) {
+	err = detach_policy(&s, &res);
+	if (!err) {
 		print_result(res, detach_text);
 		json_object_put(res);
 	}
 	session_close(&s);
-	return rc;
+	return err;
 }

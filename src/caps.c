@@ -3,6 +3,7 @@
  * caps.c - check capabilities up front, so that a missing one is one clear
  * line instead of an EPERM from deep inside libbpf.
  */
+#include <errno.h>
 #include <linux/capability.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -35,7 +36,7 @@ int need_caps(const char *cmd, enum caps_need need)
 
 	if (syscall(SYS_capget, &hdr, d)) {
 		p_err("%s: cannot read this process's capabilities", cmd);
-		return -1;
+		return -errno;
 	}
 	if (have_cap(d, CAP_SYS_ADMIN))
 		return 0;
@@ -45,5 +46,5 @@ int need_caps(const char *cmd, enum caps_need need)
 		p_err("%s: needs root (CAP_SYS_ADMIN: it looks BPF objects up by id)", cmd);
 	else
 		p_err("%s: needs root (CAP_BPF or CAP_SYS_ADMIN)", cmd);
-	return -1;
+	return -EPERM;
 }

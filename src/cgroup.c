@@ -83,7 +83,7 @@ int cgroup_exists(__u64 id, const char *path)
 /*
  * CGROUP is a cgroup v2 directory: an absolute path, or a path relative to
  * the cgroup2 mount. Fills @cg and returns 0; else -ENOENT when there is no
- * such directory, -EINVAL otherwise, with the reason in @why.
+ * such directory, -EINVAL otherwise, with the reason in @why (quiet).
  */
 int cgroup_lookup(const char *arg, struct cgroup_ref *cg, char *why, size_t wsz)
 {
@@ -145,15 +145,15 @@ int cgroup_lookup(const char *arg, struct cgroup_ref *cg, char *why, size_t wsz)
 	return 0;
 }
 
-/* cgroup_lookup(), or one line naming the bad CGROUP and -1. */
+/* cgroup_lookup(), or its -errno after one line naming the bad CGROUP. */
 int cgroup_resolve(const char *arg, struct cgroup_ref *cg)
 {
 	char why[256];
+	int err = cgroup_lookup(arg, cg, why, sizeof(why));
 
-	if (!cgroup_lookup(arg, cg, why, sizeof(why)))
-		return 0;
-	p_err("cgroup '%s': %s", arg, why);
-	return -1;
+	if (err)
+		p_err("cgroup '%s': %s", arg, why);
+	return err;
 }
 
 /* id -> path for every cgroup under the cgroup2 mount, built on demand. */
@@ -178,7 +178,7 @@ static int walk_one(const char *path, const struct stat *st, int type,
 		return 0;
 	walking->v = realloc(walking->v, (walking->n + 1) * sizeof(*walking->v));
 	if (!walking->v)
-		return -1;
+		return -ENOMEM;	/* nftw() stops */
 	walking->v[walking->n].id = id;
 	walking->v[walking->n].path = strdup(path);
 	walking->n++;

@@ -15,7 +15,7 @@ const void *entry_key(const struct map_entry *e)
 }
 
 /*
- * Add or overwrite @e[0..n) in @fd. Returns 0, or -errno after removing the
+ * Add or overwrite @e[0..n) in @fd. Quiet: 0, or -errno after removing the
  * entries it had added (overwritten ones keep the new value: callers that
  * must restore values, like apply, keep the old ones themselves).
  */
@@ -43,7 +43,8 @@ int entries_add(int fd, const struct map_entry *e, size_t n)
 
 /*
  * A cgroup removed between resolving it and adding it is never seen by the
- * policy's cgroup_rmdir program: look again, drop such an entry and fail.
+ * policy's cgroup_rmdir program: look again, drop such an entry and fail
+ * (-ENOENT after one line).
  */
 int entries_recheck(const char *cmd, int fd, const struct map_entry *e, size_t n)
 {
@@ -52,7 +53,7 @@ int entries_recheck(const char *cmd, int fd, const struct map_entry *e, size_t n
 			continue;
 		bpf_map_delete_elem(fd, &e[i].cg->id);
 		p_err("%s: cgroup %s was removed meanwhile", cmd, e[i].cg->path);
-		return -1;
+		return -ENOENT;
 	}
 	return 0;
 }

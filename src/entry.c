@@ -264,7 +264,7 @@ static int parse_args(const struct entry_run *r, int argc, char **argv, int firs
 		a->pids = calloc(a->n, sizeof(*a->pids));
 	if (!a->cgs && !a->pids) {
 		p_err("%s: out of memory", r->cmd);
-		return EXIT_FAIL;
+		return -ENOMEM;
 	}
 	for (size_t i = 0; !cgroups && i < a->n; i++) {
 		unsigned long v;
@@ -289,19 +289,19 @@ static int check_pids(const struct entry_run *r, int fd, const struct entry_args
 
 		if (r->op == OP_ADD && !tgid) {
 			p_err("%s: no process %u", r->cmd, pid);
-			return -1;
+			return -ESRCH;
 		}
 		if (r->op == OP_ADD && tgid != pid) {
 			p_err("%s: %u is a thread of process %u; give the process id",
 			      r->cmd, pid, tgid);
-			return -1;
+			return -EINVAL;
 		}
 		if (r->op == OP_DEL && bpf_map_lookup_elem(fd, &pid, &v)) {
 			char what[16];
 
 			snprintf(what, sizeof(what), "%u", pid);
 			not_in(r, what);
-			return -1;
+			return -ENOENT;
 		}
 	}
 	return 0;
@@ -318,7 +318,7 @@ static int change(const struct entry_run *r, int fd, const struct entry_args *a,
 	bool value = r->p->kind == OOMCTL_ENTRIES_CGROUP_VALUE;
 	struct map_entry *e = calloc(a->n, sizeof(*e));
 	__u32 *old = calloc(a->n, sizeof(*old));
-	int rc = -1, err;
+	int err = -ENOMEM;
 
 	if (!e || !old) {
 		p_err("%s: out of memory", r->cmd);
@@ -344,7 +344,8 @@ static int change(const struct entry_run *r, int fd, const struct entry_args *a,
 			goto out;
 		}
 		/* A cgroup removed meanwhile would linger: look again. */
-		if (entries_recheck(r->cmd, fd, e, a->n))
+		err = entries_recheck(r->cmd, fd, e, a->n);
+		if (err)
 			goto out;
 	} else {
 		for (size_t i = 0; i < a->n; i++) {
@@ -355,15 +356,17 @@ static int change(const struct entry_run *r, int fd, const struct entry_args *a,
 				      r->p->desc.entry);
 			else
 				not_in(r, a->cgs[i].path);
+			err = -ENOENT;
 			goto out;
 		}
 		for (size_t i = 0; i < a->n; i++) {
 			if (!bpf_map_delete_elem(fd, entry_key(&e[i])) || errno == ENOENT)
 				continue;
+			err = -errno;
 			if (pids)
-				p_err("%s: %u: %s", r->cmd, a->pids[i], strerror(errno));
+				p_err("%s: %u: %s", r->cmd, a->pids[i], strerror(-err));
 			else
-				p_err("%s: %s: %s", r->cmd, a->cgs[i].path, strerror(errno));
+				p_err("%s: %s: %s", r->cmd, a->cgs[i].path, strerror(-err));
 			for (size_t j = 0; j < i; j++)	/* undo */
 				bpf_map_update_elem(fd, entry_key(&e[j]), &old[j], BPF_ANY);
 			goto out;
@@ -379,11 +382,11 @@ static int change(const struct entry_run *r, int fd, const struct entry_args *a,
 			json_object_array_add(*res, pids ? pid_json(a->pids[i]) :
 					      cgroup_json(r, &a->cgs[i], 1));
 	}
-	rc = 0;
+	err = 0;
 out:
 	free(old);
 	free(e);
-	return rc;
+	return err;
 }
 
 /* A pid set's answer to "get PID": whether it is listed. */
@@ -402,25 +405,26 @@ static int run(struct entry_run *r, struct session *s, int argc, char **argv,
 {
 	struct entry_args a = {};
 	struct json_object *res = NULL;
-	int fd, rc;
+	int fd, err;
 
 	cur = r;
-	rc = parse_args(r, argc, argv, first, &a);
-	if (rc)
+	err = parse_args(r, argc, argv, first, &a);
+	if (err)
 		goto out;
-	rc = EXIT_FAIL;
-	if (need_caps(r->cmd, NEED_BPF))
+	err = need_caps(r->cmd, NEED_BPF);
+	for (size_t i = 0; !err && a.cgs && i < a.n; i++)
+		err = cgroup_resolve(argv[first + i], &a.cgs[i]);
+	if (err)
 		goto out;
-	for (size_t i = 0; a.cgs && i < a.n; i++)
-		if (cgroup_resolve(argv[first + i], &a.cgs[i]))
-			goto out;
-	fd = entry_map(r, s);
-	if (fd < 0)
+	fd = err = entry_map(r, s);
+	if (err < 0)
 		goto out;
+	err = 0;
 	if (r->op == OP_ADD && r->p->scoping && !(s->a.cfg.flags & OOMCTL_CFG_SCOPED)) {
 		p_err("%s: %s was attached without a scope: it acts on every memcg OOM; "
 		      "give its cgroups when attaching (--%s) or in oomctl.conf(5)",
 		      r->cmd, r->p->name, r->p->desc.entry);
+		err = -EINVAL;
 		goto out;
 	}
 	if (r->op == OP_GET && !a.n) {
@@ -432,17 +436,17 @@ static int run(struct entry_run *r, struct session *s, int argc, char **argv,
 		print_result(res, r->p->kind == OOMCTL_ENTRIES_CGROUP_VALUE ?
 			     value_get_text : member_text);
 	} else {
-		if ((a.pids && check_pids(r, fd, &a)) || change(r, fd, &a, &res))
+		if ((a.pids && (err = check_pids(r, fd, &a))) ||
+		    (err = change(r, fd, &a, &res)))
 			goto out;
 		print_result(res, r->p->kind == OOMCTL_ENTRIES_CGROUP_VALUE ?
 			     value_text : changed_text);
 	}
-	rc = EXIT_OK;
 out:
 	json_object_put(res);
 	free(a.cgs);
 	free(a.pids);
-	return rc;
+	return err;
 }
 
 /* set-prio, add-pid, ...: the entries of the bundled policy they name. */
@@ -463,11 +467,11 @@ int do_entry_alias(int argc, char **argv)
 				.p = policy_by_name(al->policy) };
 	if (!r.p) {
 		p_err("%s: oomctl was built without policy %s", al->cmd, al->policy);
-		return EXIT_FAIL;
+		return -ENOENT;
 	}
 	err = parse_cmd_opts(al->cmd, argc, argv, NULL, NULL, NULL, NULL, &first);
 	if (err)
-		return err < 0 ? EXIT_OK : err;
+		return err < 0 ? err : 0;
 	s = (struct session)SESSION_INIT(al->cmd);
 	err = run(&r, &s, argc, argv, first);
 	session_close(&s);
@@ -481,12 +485,12 @@ int do_entry(int argc, char **argv)
 					   [OP_GET] = "get" };
 	struct entry_run r = { .cmd = "entry" };
 	struct session s = SESSION_INIT("entry");
-	int first, err, rc = EXIT_FAIL;
+	int first, err;
 	size_t op;
 
 	err = parse_cmd_opts("entry", argc, argv, NULL, NULL, NULL, NULL, &first);
 	if (err)
-		return err < 0 ? EXIT_OK : err;
+		return err < 0 ? err : 0;
 	if (first >= argc)
 		return usage_err("entry", "add, del or get?");
 	for (op = 0; op < 3 && strcmp(argv[first], ops[op]); op++)
@@ -494,16 +498,18 @@ int do_entry(int argc, char **argv)
 	if (op == 3)
 		return usage_err("entry", "unknown action '%s' (add, del or get)", argv[first]);
 	r.op = op;
-	if (need_caps("entry", NEED_BPF) || session_open(&s, SESSION_POLICY))
+	if ((err = need_caps("entry", NEED_BPF)) ||
+	    (err = session_open(&s, SESSION_POLICY)))
 		goto out;
 	if (!s.a.policy->kind) {
 		p_err("entry: policy %s keeps no entries", s.a.policy->name);
+		err = -ENOENT;
 		goto out;
 	}
 	/* The policy's words and entries, and run() uses the same session. */
 	r.p = s.a.policy;
-	rc = run(&r, &s, argc, argv, first + 1);
+	err = run(&r, &s, argc, argv, first + 1);
 out:
 	session_close(&s);
-	return rc;
+	return err;
 }

@@ -295,12 +295,12 @@ int do_events(int argc, char **argv)
 	struct ring_buffer *rb = NULL;
 	unsigned long timeout = 0;
 	long long deadline = 0;
-	int first, err, rb_fd, rc = EXIT_FAIL;
+	int first, err, rb_fd;
 	__u32 zero = 0;
 
 	err = parse_cmd_opts("events", argc, argv, opts, NULL, events_opt, &args, &first);
 	if (err)
-		return err < 0 ? EXIT_OK : err;
+		return err < 0 ? err : 0;
 	if (first < argc)
 		return usage_err("events", "unexpected argument '%s'", argv[first]);
 	if (args.count && (err = parse_uint(args.count, 1, ULONG_MAX / 2, &c.count)))
@@ -311,23 +311,27 @@ int do_events(int argc, char **argv)
 		return usage_err("events", "--timeout '%s' is %s, want seconds, 0..31536000",
 				 args.timeout, err == -ERANGE ? "out of range" :
 				 "not a decimal integer");
-	if (need_caps("events", NEED_ADMIN))
-		return EXIT_FAIL;
-	if (session_open(&s, SESSION_POLICY))
+	err = need_caps("events", NEED_ADMIN);
+	if (err)
+		return err;
+	err = session_open(&s, SESSION_POLICY);
+	if (err)
 		goto out;
 	c.policy = s.a.policy;
-	rb_fd = session_pin(&s, PIN_MAP, "oomctl_events");
-	c.seen_fd = rb_fd < 0 ? -1 : session_pin(&s, PIN_MAP, "oomctl_events_seen");
+	rb_fd = err = session_pin(&s, PIN_MAP, "oomctl_events");
+	if (err >= 0)
+		c.seen_fd = err = session_pin(&s, PIN_MAP, "oomctl_events_seen");
 	/* Streaming must not keep other oomctl commands waiting. */
 	session_unlock(&s);
-	if (rb_fd < 0 || c.seen_fd < 0)
+	if (err < 0)
 		goto out;
 	bpf_map_lookup_elem(c.seen_fd, &zero, &c.last_seq);
 	c.boot_to_real_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME);
 	c.cm = cgroup_map_build();
 	rb = ring_buffer__new(rb_fd, handle_event, &c, NULL);
 	if (!rb) {
-		p_err("events: cannot read the ring buffer: %s", strerror(errno));
+		err = -errno;
+		p_err("events: cannot read the ring buffer: %s", strerror(-err));
 		goto out;
 	}
 	signal(SIGINT, on_signal);
@@ -350,14 +354,14 @@ int do_events(int argc, char **argv)
 		goto out;
 	}
 	/* A script waiting for N events learns that they did not come. */
+	err = 0;
 	if (c.count && c.shown < c.count && !stop) {
 		p_err("events: %lu of %lu events within %lu s", c.shown, c.count, timeout);
-		goto out;
+		err = -ETIME;
 	}
-	rc = EXIT_OK;
 out:
 	ring_buffer__free(rb);
 	cgroup_map_free(c.cm);
 	session_close(&s);
-	return rc;
+	return err;
 }

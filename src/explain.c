@@ -111,16 +111,17 @@ struct explained {
 	size_t nranked;		/* candidates, heuristic and abort ones */
 };
 
-/* Run the iterator: one record per process, into @x. */
+/* Run the iterator: one record per process, into @x; 0 or -errno after one line. */
 static int run_iterator(int link_fd, struct explained *x)
 {
-	int fd = bpf_iter_create(link_fd);
+	int fd = bpf_iter_create(link_fd), err;
 	size_t cap = 0;
 	ssize_t got;
 
 	if (fd < 0) {
-		p_err("explain: cannot run the policy's iterator: %s", strerror(errno));
-		return -1;
+		err = -errno;
+		p_err("explain: cannot run the policy's iterator: %s", strerror(-err));
+		return err;
 	}
 	for (;;) {
 		if (x->n == cap) {
@@ -131,7 +132,7 @@ static int run_iterator(int link_fd, struct explained *x)
 			if (!more) {
 				p_err("explain: out of memory");
 				close(fd);
-				return -1;
+				return -ENOMEM;
 			}
 			x->v = more;
 		}
@@ -141,10 +142,11 @@ static int run_iterator(int link_fd, struct explained *x)
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got != (ssize_t)sizeof(*x->v)) {
+			err = got < 0 ? -errno : -EIO;
 			p_err("explain: reading the iterator: %s", got < 0 ?
-			      strerror(errno) : "a short record");
+			      strerror(-err) : "a short record");
 			close(fd);
-			return -1;
+			return err;
 		}
 		x->n++;
 	}
@@ -271,35 +273,39 @@ int do_explain(int argc, char **argv)
 	const struct oomctl_explain_rec *victim;
 	const struct attached *a = &s.a;
 	unsigned long top = 10;
-	int first, err, args_fd, link_fd, rc = EXIT_FAIL;
+	int first, err, args_fd, link_fd;
 	__u32 zero = 0;
 	char reason[4400];
 
 	err = parse_cmd_opts("explain", argc, argv, opts, NULL, explain_opt, &args, &first);
 	if (err)
-		return err < 0 ? EXIT_OK : err;
+		return err < 0 ? err : 0;
 	if (first < argc)
 		return usage_err("explain", "unexpected argument '%s'", argv[first]);
 	if (args.top && (err = parse_uint(args.top, 0, 1000000, &top)))
 		return usage_err("explain", "--top '%s' is %s, want 0..1000000 (0: all)",
 				 args.top, err == -ERANGE ? "out of range" :
 				 "not a decimal integer");
-	if (need_caps("explain", NEED_ADMIN) ||
-	    (args.cgroup && cgroup_resolve(args.cgroup, &cg)))
-		return EXIT_FAIL;
-	if (session_open(&s, SESSION_POLICY))
+	if ((err = need_caps("explain", NEED_ADMIN)) ||
+	    (args.cgroup && (err = cgroup_resolve(args.cgroup, &cg))))
+		return err;
+	err = session_open(&s, SESSION_POLICY);
+	if (err)
 		goto out;
 	ia.memcg_id = args.cgroup ? cg.id : 0;
 	ia.totalpages = totalpages(args.cgroup ? &cg : NULL);
-	args_fd = session_pin(&s, PIN_MAP, "oomctl_explain_args");
-	link_fd = args_fd < 0 ? -1 : session_pin(&s, PIN_LINK, "oomctl_explain");
-	if (link_fd < 0)
+	args_fd = err = session_pin(&s, PIN_MAP, "oomctl_explain_args");
+	if (err >= 0)
+		link_fd = err = session_pin(&s, PIN_LINK, "oomctl_explain");
+	if (err < 0)
 		goto out;
 	if (bpf_map_update_elem(args_fd, &zero, &ia, BPF_ANY)) {
-		p_err("explain: cannot set the iterator's arguments: %s", strerror(errno));
+		err = -errno;
+		p_err("explain: cannot set the iterator's arguments: %s", strerror(-err));
 		goto out;
 	}
-	if (run_iterator(link_fd, &x))
+	err = run_iterator(link_fd, &x);
+	if (err)
 		goto out;
 	session_unlock(&s);
 
@@ -336,10 +342,9 @@ int do_explain(int argc, char **argv)
 	json_object_object_add(res, "skipped", skipped);
 	print_result(res, explain_text);
 	json_object_put(res);
-	rc = EXIT_OK;
 out:
 	cgroup_map_free(cm);
 	free(x.v);
 	session_close(&s);
-	return rc;
+	return err;
 }

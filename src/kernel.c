@@ -24,7 +24,10 @@ const char *const hook_names[NR_HOOKS] = {
 	[HOOK_RESUME] = "memcg_oom_resume",
 };
 
-/* tp_btf programs attach to the tracepoint's btf_trace_<name> typedef. */
+/*
+ * The hooks' BTF ids: 0, or -errno after one line (no BTF, a hook missing).
+ * tp_btf programs attach to the tracepoint's btf_trace_<name> typedef.
+ */
 int hooks_find(struct hooks *h)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
@@ -35,7 +38,7 @@ int hooks_find(struct hooks *h)
 		err = errno;
 		p_err("cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): %s — "
 		      "boot the kernel built from kernel/", strerror(err));
-		return -1;
+		return -err;
 	}
 	for (int i = 0; i < NR_HOOKS; i++) {
 		char name[128];
@@ -54,7 +57,7 @@ int hooks_find(struct hooks *h)
 		if (!h->btf_id[i]) {
 			p_err("this kernel lacks %s — boot the kernel built from kernel/",
 			      hook_names[i]);
-			return -1;
+			return -ENOENT;
 		}
 	}
 	return 0;
@@ -74,7 +77,7 @@ static void prog_name_of(__u32 prog_id, char name[16])
 	close(fd);
 }
 
-/* Which hook, if any, a link is attached to. */
+/* Which hook a link is attached to; quiet: -ENOENT for none, or -errno. */
 static int link_hook(const struct hooks *h, int fd, __u32 *prog_id)
 {
 	struct bpf_link_info info = {};
@@ -84,7 +87,7 @@ static int link_hook(const struct hooks *h, int fd, __u32 *prog_id)
 	info.raw_tracepoint.tp_name = (__u64)(unsigned long)tp;
 	info.raw_tracepoint.tp_name_len = sizeof(tp);
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return -1;
+		return -errno;
 	*prog_id = info.prog_id;
 	if (info.type == BPF_LINK_TYPE_TRACING) {
 		for (int i = 0; i < HOOK_FIRST_TP; i++)
@@ -96,18 +99,20 @@ static int link_hook(const struct hooks *h, int fd, __u32 *prog_id)
 		for (int i = HOOK_FIRST_TP; i < NR_HOOKS; i++)
 			if (!strcmp(tp, hook_names[i]))
 				return i;
-	return -1;
+	return -ENOENT;
 }
 
 /*
- * Every link on one of the OOM hooks. Links can vanish between
- * get_next_id and get_fd_by_id: ENOENT there is not an error.
+ * Every link on one of the OOM hooks: 0, or -errno after one line. Links
+ * can vanish between get_next_id and get_fd_by_id: ENOENT there is not an
+ * error.
  */
 int hooked_links(const struct hooks *h, struct hooked_link **out, size_t *n)
 {
-	struct hooked_link *v = NULL;
+	struct hooked_link *v = NULL, *more;
 	__u32 id = 0;
 	size_t cnt = 0;
+	int err;
 
 	while (!bpf_link_get_next_id(id, &id)) {
 		int fd = bpf_link_get_fd_by_id(id), hook;
@@ -116,28 +121,32 @@ int hooked_links(const struct hooks *h, struct hooked_link **out, size_t *n)
 		if (fd < 0) {
 			if (errno == ENOENT)
 				continue;
-			p_err("cannot inspect BPF link %u: %s", id, strerror(errno));
+			err = -errno;
+			p_err("cannot inspect BPF link %u: %s", id, strerror(-err));
 			free(v);
-			return -1;
+			return err;
 		}
 		hook = link_hook(h, fd, &prog_id);
 		close(fd);
 		if (hook < 0)
 			continue;
-		v = realloc(v, (cnt + 1) * sizeof(*v));
-		if (!v) {
+		more = realloc(v, (cnt + 1) * sizeof(*v));
+		if (!more) {
 			p_err("out of memory");
-			return -1;
+			free(v);
+			return -ENOMEM;
 		}
+		v = more;
 		v[cnt] = (struct hooked_link){ .link_id = id, .prog_id = prog_id,
 					       .hook = hook };
 		prog_name_of(prog_id, v[cnt].prog_name);
 		cnt++;
 	}
 	if (errno != ENOENT) {
-		p_err("cannot list BPF links: %s", strerror(errno));
+		err = -errno;
+		p_err("cannot list BPF links: %s", strerror(-err));
 		free(v);
-		return -1;
+		return err;
 	}
 	*out = v;
 	*n = cnt;

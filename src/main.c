@@ -9,6 +9,7 @@
  * command is added), a usage text per command, -j/-p everywhere.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,26 +193,27 @@ int cmd_help_requested(int argc, char **argv)
 
 enum { OPT_BPFFS = 0x100 };
 
-static int common_opt(int c, const char *arg)
+/* Is @c a common option? Then it is taken. */
+static bool common_opt(int c, const char *arg)
 {
 	switch (c) {
 	case 'j':
 		json_output = true;
-		return 1;
+		return true;
 	case 'p':
 		json_output = pretty_output = true;
-		return 1;
+		return true;
 	case 'd':
 		debug_output = true;
-		return 1;
+		return true;
 	case 'v':
 		verbose_output = true;
-		return 1;
+		return true;
 	case OPT_BPFFS:
 		bpffs_dir = arg;
-		return 1;
+		return true;
 	}
-	return 0;
+	return false;
 }
 
 #define COMMON_LONGOPTS					\
@@ -248,7 +250,7 @@ int parse_cmd_opts(const char *cmd, int argc, char **argv,
 			continue;
 		if (c == 'h') {
 			print_cmd_usage(cmd, false);
-			return -1;	/* caller exits 0 */
+			return 1;	/* the command ends, successfully */
 		}
 		if (c == '?' && optopt >= '0' && optopt <= '9') {
 			/* "-1" or "-0": a value, not an option. getopt has
@@ -354,7 +356,8 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return n;
 }
 
-int main(int argc, char **argv)
+/* oomctl: the options, then the command; 0 or -errno, as every command. */
+static int run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		COMMON_LONGOPTS,
@@ -362,13 +365,12 @@ int main(int argc, char **argv)
 		{ 0 }
 	};
 	const struct cmd *cmd;
-	int c, rc;
+	int c, err;
 
-	libbpf_set_print(libbpf_print);
-	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
 	/* The bundled policies' descriptions, read from their objects. */
-	if (policies_init())
-		return EXIT_FAIL;
+	err = policies_init();
+	if (err)
+		return err;
 	opterr = 0;
 	/* '+': stop at the command; its own options are parsed by it. */
 	while ((c = getopt_long(argc, argv, "+:jpdvhV", opts, NULL)) != -1) {
@@ -377,11 +379,11 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'h':
 			print_usage(stdout);
-			return EXIT_OK;
+			return 0;
 		case 'V':
 			printf("oomctl %s (libbpf %s)\n", OOMCTL_VERSION,
 			       libbpf_version_string());
-			return EXIT_OK;
+			return 0;
 		case ':':
 			return usage_err(NULL, "option '%s' needs an argument",
 					 argv[optind - 1]);
@@ -392,14 +394,16 @@ int main(int argc, char **argv)
 		}
 	}
 	/* Test only: see test-stop.c. */
-	rc = test_steps_init();
-	if (rc)
-		return rc < 0 ? EXIT_OK : rc;
+	err = test_steps_init();
+	if (err)
+		return err < 0 ? err : 0;
 	if (optind >= argc) {
 		if (json_output)
 			return usage_err(NULL, "no command given");
+		/* The usage itself says what is missing. */
 		print_usage(stderr);
-		return EXIT_USAGE;
+		usage_error = true;
+		return -EINVAL;
 	}
 	argc -= optind;
 	argv += optind;
@@ -407,12 +411,12 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[0], "help")) {
 		if (argc == 1) {
 			print_usage(stdout);
-			return EXIT_OK;
+			return 0;
 		}
 		if (argc > 2 || !find_cmd(argv[1]))
 			return usage_err(NULL, "help: unknown command '%s'", argv[1]);
 		print_cmd_usage(argv[1], false);
-		return EXIT_OK;
+		return 0;
 	}
 	cmd = find_cmd(argv[0]);
 	if (!cmd)
@@ -421,8 +425,24 @@ int main(int argc, char **argv)
 		if (argc > 2)
 			return usage_err(cmd->name, "'help' takes no arguments");
 		print_cmd_usage(cmd->name, false);
-		return EXIT_OK;
+		return 0;
 	}
 	argv[0] = (char *)cmd->name;
 	return test_steps_end(cmd->fn(argc, argv));
+}
+
+/*
+ * The one place where a result becomes the exit status, the same for every
+ * command (oomctl(8), EXIT STATUS): never anything but 0, 1 or 2.
+ */
+int main(int argc, char **argv)
+{
+	int err;
+
+	libbpf_set_print(libbpf_print);
+	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
+	err = run(argc, argv);
+	if (err >= 0)
+		return EXIT_OK;
+	return usage_error ? EXIT_USAGE : EXIT_FAIL;
 }

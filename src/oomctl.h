@@ -2,6 +2,20 @@
 /*
  * oomctl.h - declarations shared by oomctl's source files. The layouts that
  * the BPF side shares live in bpf-policies/oomctl.h, included here.
+ *
+ * Errors, one convention for every function in src/ that can fail, the
+ * commands (do_*()) included:
+ *  - it returns 0 (or what it gives: an fd, a count, an index) on success
+ *    and a negative errno on failure; never a bare -1, never an exit status;
+ *  - a failure has been said in one line through p_err() (output.c), the one
+ *    error sink, unless the function's comment calls it quiet: a quiet one
+ *    prints nothing, and its caller, which knows the command and what it was
+ *    doing, prints the line. A function is one or the other for all its
+ *    errors;
+ *  - a malformed command line or config file is said by usage_err() or
+ *    usage_line(), which return -EINVAL and mark the run a usage error.
+ * main() alone turns a command's result into oomctl(8)'s exit status:
+ * EXIT_OK for >= 0, EXIT_USAGE after a usage error, else EXIT_FAIL.
  */
 #ifndef OOMCTL_SRC_H
 #define OOMCTL_SRC_H
@@ -31,8 +45,10 @@ extern const char *bpffs_dir;
 
 /* output.c: the one error path and the one JSON writer. */
 extern bool quiet_errors;
+extern bool usage_error;	/* usage_err() or usage_line() was called */
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int usage_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int usage_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void print_json(struct json_object *o);
 void print_result(struct json_object *o, void (*text)(struct json_object *));
 const char *jstr(struct json_object *o, const char *key);
@@ -53,7 +69,9 @@ void print_cmd_usage(const char *cmd, bool to_stderr);
 /*
  * Parse a command's options with getopt_long; common options (-j, -p, -d,
  * --bpffs) are handled here. @handle gets the others and returns 0 or
- * EXIT_USAGE. On return *first_arg indexes the first positional argument.
+ * usage_err()'s -EINVAL. Returns 0, and *first_arg indexes the first
+ * positional argument; 1 after printing the command's help (the command
+ * ends, successfully); or -EINVAL after usage_err().
  */
 struct option;
 int parse_cmd_opts(const char *cmd, int argc, char **argv,
@@ -304,11 +322,15 @@ enum test_step { TEST_STEPS(STEP_ENUM) NR_TEST_STEPS };
 #undef STEP_ENUM
 
 extern bool test_steps_on;	/* OOMCTL_TEST_STOP_AT is set */
-/* main(): read OOMCTL_TEST_STOP_AT; 0, EXIT_USAGE, or -1 after =list. */
+/* main(): read OOMCTL_TEST_STOP_AT; 0, 1 after =list (the run ends,
+ * successfully), or -EINVAL after usage_err().
+ */
 int test_steps_init(void);
 void test_step_reached(enum test_step s);
-/* main(): @rc, or EXIT_FAIL if the run never reached the step to stop at. */
-int test_steps_end(int rc);
+/* main(): @err, or -ESRCH after one line if the run never reached the step
+ * to stop at.
+ */
+int test_steps_end(int err);
 
 static inline void test_stop_at(enum test_step s)
 {

@@ -6,6 +6,7 @@
  * writes the command's JSON object or hands it to the command's text
  * formatter. Commands therefore build one result and never print twice.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,8 @@
 
 /* Set around probes whose failure is an answer, not an error. */
 bool quiet_errors;
+/* The run failed on its command line or config file: main() exits 2. */
+bool usage_error;
 
 static void vp_err(const char *prefix, const char *fmt, va_list ap)
 {
@@ -41,7 +44,19 @@ void p_err(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A usage error: say what is wrong and where the usage is; EXIT_USAGE. */
+/* A usage error in one line, as given (apply names FILE:LINE); -EINVAL. */
+int usage_line(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vp_err("", fmt, ap);
+	va_end(ap);
+	usage_error = true;
+	return -EINVAL;
+}
+
+/* A usage error: say what is wrong and where the usage is; -EINVAL. */
 int usage_err(const char *cmd, const char *fmt, ...)
 {
 	char msg[1024];
@@ -51,10 +66,8 @@ int usage_err(const char *cmd, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (cmd)
-		p_err("%s: %s; see 'oomctl %s help'", cmd, msg, cmd);
-	else
-		p_err("%s; see 'oomctl help'", msg);
-	return EXIT_USAGE;
+		return usage_line("%s: %s; see 'oomctl %s help'", cmd, msg, cmd);
+	return usage_line("%s; see 'oomctl help'", msg);
 }
 
 void print_json(struct json_object *o)

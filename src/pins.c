@@ -126,7 +126,9 @@ void pindir_close(struct pindir *pd)
 	pd->fd = -1;
 }
 
-/* A path to @rel inside the checked directory that cannot be redirected. */
+/* A path to @rel inside the checked directory that cannot be redirected;
+ * quiet: 0 or -ENAMETOOLONG.
+ */
 int pindir_fdpath(const struct pindir *pd, const char *rel, char *buf, size_t sz)
 {
 	int n = snprintf(buf, sz, "/proc/self/fd/%d/%s", pd->fd, rel);
@@ -142,7 +144,9 @@ int policy_present(const struct pindir *pd)
 	       S_ISDIR(st.st_mode);
 }
 
-/* Unpin everything in @sub and remove it. Unpinning a link releases it. */
+/* Unpin everything in @sub and remove it. Unpinning a link releases it.
+ * Quiet: 0, or the last -errno.
+ */
 int remove_pins(const struct pindir *pd, const char *sub)
 {
 	int dfd = openat(pd->fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -234,7 +238,7 @@ static int cmp_pin(const void *a, const void *b)
 		      ((const struct pinned_obj *)b)->name);
 }
 
-/* The objects pinned in @sub, sorted by pin name, with their ids. */
+/* The objects pinned in @sub, sorted by pin name, with their ids; quiet. */
 int list_pins(const struct pindir *pd, const char *sub, struct pinned_obj **out,
 	      size_t *n)
 {

@@ -129,7 +129,10 @@ static void policy_from_desc(struct policy *p)
 	p->scoping = d->flags & OOMCTL_DESC_SCOPING;
 }
 
-/* The bundled policies, read once; a broken one is a build error. */
+/*
+ * The bundled policies, read once; a broken one is a build error: 0, or
+ * -errno after one line.
+ */
 int policies_init(void)
 {
 	if (nr_policies)
@@ -144,7 +147,7 @@ int policies_init(void)
 		      "no readable " OOMCTL_DESC_SEC " section" : desc_problem(&p->desc);
 		if (why) {
 			p_err("bundled policy %s is broken: %s", p->obj_name, why);
-			return -1;
+			return -ENOEXEC;
 		}
 		policy_from_desc(p);
 	}
@@ -259,7 +262,7 @@ const struct policy *policy_of_config(const struct oomctl_config *cfg,
 /*
  * A policy object from the file @path, for attach and apply: read and its
  * description checked; the object is opened (not loaded) by policy_open().
- * 0, or -1 after one line naming the file.
+ * 0, or -errno after one line naming the file.
  */
 int policy_from_file(const char *cmd, const char *path, struct policy *p)
 {
@@ -272,9 +275,11 @@ int policy_from_file(const char *cmd, const char *path, struct policy *p)
 	memset(p, 0, sizeof(*p));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
-		p_err("%s: cannot read policy object %s: %s", cmd, path, strerror(errno));
+		err = -errno;
+		p_err("%s: cannot read policy object %s: %s", cmd, path, strerror(-err));
 		goto fail;
 	}
+	err = -ENOEXEC;
 	if (!S_ISREG(st.st_mode) || st.st_size <= 0 || st.st_size > (64 << 20)) {
 		p_err("%s: %s is not a policy object (not a regular file of 1 byte "
 		      "to 64 MiB)", cmd, path);
@@ -282,8 +287,9 @@ int policy_from_file(const char *cmd, const char *path, struct policy *p)
 	}
 	buf = malloc(st.st_size);
 	if (!buf || (n = read(fd, buf, st.st_size)) != st.st_size) {
+		err = n < 0 || !buf ? -errno : -EIO;
 		p_err("%s: cannot read policy object %s: %s", cmd, path,
-		      n < 0 || !buf ? strerror(errno) : "short read");
+		      n < 0 || !buf ? strerror(-err) : "short read");
 		goto fail;
 	}
 	err = read_desc(buf, st.st_size, &p->desc);
@@ -299,6 +305,7 @@ int policy_from_file(const char *cmd, const char *path, struct policy *p)
 		why = desc_problem(&p->desc);
 	if (why) {
 		p_err("%s: %s: %s", cmd, path, why);
+		err = -ENOEXEC;
 		goto fail;
 	}
 	close(fd);
@@ -317,7 +324,7 @@ fail:
 	free(buf);
 	if (fd >= 0)
 		close(fd);
-	return -1;
+	return err;
 }
 
 void policy_free(struct policy *p)
@@ -356,7 +363,7 @@ static int read_bundled_sections(void)
 		struct bpf_program *prog;
 
 		if (!obj)
-			return -1;
+			return -errno;
 		bpf_object__for_each_program(prog, obj)
 			if (bundled_secs[i].n < MAX_PROGS)
 				snprintf(bundled_secs[i].sec[bundled_secs[i].n++], 64, "%s",

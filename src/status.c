@@ -122,16 +122,21 @@ static struct json_object *pinned(const struct pindir *pd, struct pinned_obj *pi
 	return a;
 }
 
-/* Links on the OOM hooks that are not pinned in our policy directory. */
-static struct json_object *foreign(const struct hooks *h, struct pinned_obj *pins,
-				   size_t npins)
+/*
+ * Links on the OOM hooks that are not pinned in our policy directory, in
+ * *@out: 0, or -errno after one line.
+ */
+static int foreign(const struct hooks *h, struct pinned_obj *pins, size_t npins,
+		   struct json_object **out)
 {
-	struct json_object *a = json_object_new_array();
+	struct json_object *a;
 	struct hooked_link *links;
 	size_t n;
+	int err = hooked_links(h, &links, &n);
 
-	if (hooked_links(h, &links, &n))
-		return NULL;
+	if (err)
+		return err;
+	a = json_object_new_array();
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *o;
 		bool ours = false;
@@ -148,7 +153,8 @@ static struct json_object *foreign(const struct hooks *h, struct pinned_obj *pin
 		json_object_array_add(a, o);
 	}
 	free(links);
-	return a;
+	*out = a;
+	return 0;
 }
 
 /* One cgroup per line, for slices and scope. */
@@ -303,17 +309,18 @@ int do_status(int argc, char **argv)
 	struct json_object *res, *fl, *warnings = json_object_new_array();
 	struct hooks hooks;
 	size_t npins = 0;
-	int first, err, rc = EXIT_FAIL;
+	int first, err;
 
 	err = parse_cmd_opts("status", argc, argv, NULL, NULL, NULL, NULL, &first);
 	if (err)
-		return err < 0 ? EXIT_OK : err;
+		return err < 0 ? err : 0;
 	if (first < argc)
 		return usage_err("status", "unexpected argument '%s'", argv[first]);
-	if (need_caps("status", NEED_ADMIN) || hooks_find(&hooks))
-		return EXIT_FAIL;
+	if ((err = need_caps("status", NEED_ADMIN)) || (err = hooks_find(&hooks)))
+		return err;
 	/* What a killed run left is not attached in any sense that lasts. */
-	if (session_open(&s, SESSION_CLEAN))
+	err = session_open(&s, SESSION_CLEAN);
+	if (err)
 		goto out;
 
 	res = json_object_new_object();
@@ -364,8 +371,8 @@ int do_status(int argc, char **argv)
 			json_object_object_add(res, a->policy->entries,
 					       policy_entries(a->policy, fd));
 	}
-	fl = foreign(&hooks, pins, npins);
-	if (!fl) {
+	err = foreign(&hooks, pins, npins, &fl);
+	if (err) {
 		json_object_put(res);
 		goto out;
 	}
@@ -375,12 +382,11 @@ int do_status(int argc, char **argv)
 	shown = a->present ? a->policy : NULL;
 	print_result(res, status_text);
 	json_object_put(res);
-	rc = EXIT_OK;
 out:
 	json_object_put(warnings);
 	free(pins);
 	session_close(&s);
-	return rc;
+	return err;
 }
 
 static void list_text(struct json_object *a)
@@ -421,7 +427,7 @@ int do_list(int argc, char **argv)
 
 	err = parse_cmd_opts("list", argc, argv, NULL, NULL, NULL, NULL, &first);
 	if (err)
-		return err < 0 ? EXIT_OK : err;
+		return err < 0 ? err : 0;
 	if (first < argc)
 		return usage_err("list", "unexpected argument '%s'", argv[first]);
 	if (geteuid() == 0) {
@@ -456,5 +462,5 @@ int do_list(int argc, char **argv)
 	}
 	print_result(res, list_text);
 	json_object_put(res);
-	return EXIT_OK;
+	return 0;
 }

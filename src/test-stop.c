@@ -21,6 +21,7 @@
  * stopping. The steps are listed once, TEST_STEPS in oomctl.h;
  * unset, a step costs the test of one flag.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +52,7 @@ int test_steps_init(void)
 	if (!strcmp(v, "list")) {
 		for (int i = 0; i < NR_TEST_STEPS; i++)
 			printf("%s\t%s\n", step_names[i], step_what[i]);
-		return -1;
+		return 1;
 	}
 	test_steps_on = true;
 	if (!strcmp(v, "trace")) {
@@ -87,11 +88,12 @@ void test_step_reached(enum test_step s)
 	raise(SIGSTOP);
 }
 
-int test_steps_end(int rc)
+int test_steps_end(int err)
 {
 	if (stop_step < 0 || stopped)
-		return rc;
+		return err;
 	fprintf(stderr, "oomctl: OOMCTL_TEST_STOP_AT: step %s:%lu never reached "
 		"(%lu times)\n", step_names[stop_step], stop_nth, reached[stop_step]);
-	return EXIT_FAIL;
+	usage_error = false;	/* exit 1, whatever the command did */
+	return -ESRCH;
 }
