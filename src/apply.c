@@ -600,11 +600,12 @@ static int edit_in_place(const struct plan *pl, int fd, bool by_pid)
 	return 0;
 }
 
-static void apply_text(struct json_object *o)
+static void apply_text(struct json_object *o, const void *ctx)
 {
 	struct json_object *a = jget(o, "changes");
 	size_t n = json_object_array_length(a);
 
+	(void)ctx;
 	for (size_t i = 0; i < json_object_array_length(jget(o, "skipped")); i++) {
 		struct json_object *s = json_object_array_get_idx(jget(o, "skipped"), i);
 
@@ -741,7 +742,7 @@ int do_apply(int argc, char **argv)
 	json_object_object_add(res, "policy", c.p ? json_object_new_string(c.p->name) : NULL);
 	json_object_object_add(res, "changes", json_object_get(pl.changes));
 	json_object_object_add(res, "skipped", json_object_get(c.skipped));
-	print_result(res, apply_text);
+	print_result(res, apply_text, NULL);
 	json_object_put(res);
 out:
 	session_close(&s);

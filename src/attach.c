@@ -215,10 +215,11 @@ static bool is_evaluate(const struct bpf_program *prog)
 	return bpf_program__expected_attach_type(prog) == BPF_MODIFY_RETURN;
 }
 
-static void attach_text(struct json_object *o)
+static void attach_text(struct json_object *o, const void *ctx)
 {
 	struct json_object *a;
 
+	(void)ctx;
 	printf("attached %s (policy_name %s), pinned in %s\n", jstr(o, "policy"),
 	       jstr(o, "name"), jstr(o, "pin_dir"));
 	if ((a = jget(o, "slices")))
@@ -593,7 +594,7 @@ int do_attach(int argc, char **argv)
 	err = attach_policy(&s, p, &cfg, args.ncg ? want : NULL, args.ncg,
 			    args.replace, &res);
 	if (!err) {
-		print_result(res, attach_text);
+		print_result(res, attach_text, NULL);
 		json_object_put(res);
 	}
 out:
@@ -694,8 +695,9 @@ static struct json_object *id_array(const __u32 *v, size_t n)
 	return a;
 }
 
-static void detach_text(struct json_object *o)
+static void detach_text(struct json_object *o, const void *ctx)
 {
+	(void)ctx;
 	printf("detached %s: %zu links, %zu programs and %zu maps released\n",
 	       jstr(o, "detached"), json_object_array_length(jget(o, "links")),
 	       json_object_array_length(jget(o, "programs")),
@@ -783,7 +785,7 @@ int do_detach(int argc, char **argv)
 		return usage_err("detach", "unexpected argument '%s'", argv[first]);
 	err = detach_policy(&s, &res);
 	if (!err) {
-		print_result(res, detach_text);
+		print_result(res, detach_text, NULL);
 		json_object_put(res);
 	}
 	session_close(&s);

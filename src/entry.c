@@ -117,64 +117,83 @@ static struct json_object *pid_json(__u32 pid)
 }
 
 /*
- * The text printers, in the policy's words: print_result() hands them the
- * JSON only, so the run they print for is here.
+ * @p's entries (policy_entries()), one a line in its words: for entry get
+ * and the get-* commands, or with @title for status, in its column (the
+ * title on the first line; "none" when empty). The one place that says how
+ * an entry reads. Status writes a process narrower, as it always has.
  */
-static const struct entry_run *cur;
-
-static void value_text(struct json_object *o)
-{
-	printf("%s: %s %lld%s\n", jstr(o, "path"), cur->p->desc.entry,
-	       jint(o, cur->p->desc.entry),
-	       json_object_object_get_ex(o, "removed", NULL) ? " removed" : "");
-}
-
-static void value_get_text(struct json_object *o)
-{
-	printf("%lld\n", jint(o, cur->p->desc.entry));
-}
-
-static void list_text(struct json_object *a)
+void entries_text(const struct policy *p, struct json_object *a, const char *title,
+		  const char *empty_note)
 {
 	size_t n = json_object_array_length(a);
 
-	if (!n && cur->p->kind != OOMCTL_ENTRIES_CGROUP_VALUE &&
-	    cur->p->kind != OOMCTL_ENTRIES_PID_SET)
-		printf("no %s%s%s\n", cur->p->desc.entries, cur->empty_note ? ": " : "",
-		       cur->empty_note ? cur->empty_note : "");
+	if (!n && title)
+		printf("%-14snone\n", title);
+	else if (!n && p->kind != OOMCTL_ENTRIES_CGROUP_VALUE &&
+		 p->kind != OOMCTL_ENTRIES_PID_SET)
+		printf("no %s%s%s\n", p->desc.entries, empty_note ? ": " : "",
+		       empty_note ? empty_note : "");
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *o = json_object_array_get_idx(a, i);
 		const char *path = jget(o, "path") ? jstr(o, "path") : "(removed cgroup)";
 
-		if (cur->p->kind == OOMCTL_ENTRIES_CGROUP_VALUE)
-			printf("%5lld  %s\n", jint(o, cur->p->desc.entry), path);
-		else if (cur->p->kind == OOMCTL_ENTRIES_PID_SET)
-			printf("%7lld  %s\n", jint(o, "pid"),
+		if (title)
+			printf("%-14s", i ? "" : title);
+		if (p->kind == OOMCTL_ENTRIES_CGROUP_VALUE)
+			printf("%5lld  %s\n", jint(o, p->desc.entry), path);
+		else if (p->kind == OOMCTL_ENTRIES_PID_SET)
+			printf(title ? "%lld %s\n" : "%7lld  %s\n", jint(o, "pid"),
 			       jget(o, "comm") ? jstr(o, "comm") : "(exited)");
 		else
 			printf("%s\n", path);
 	}
 }
 
-static void changed_text(struct json_object *a)
+/* The text printers, in the policy's words; @ctx is the run's entry_run. */
+static void value_text(struct json_object *o, const void *ctx)
 {
-	bool add = cur->op == OP_ADD;
+	const struct entry_run *r = ctx;
+
+	printf("%s: %s %lld%s\n", jstr(o, "path"), r->p->desc.entry,
+	       jint(o, r->p->desc.entry),
+	       json_object_object_get_ex(o, "removed", NULL) ? " removed" : "");
+}
+
+static void value_get_text(struct json_object *o, const void *ctx)
+{
+	const struct entry_run *r = ctx;
+
+	printf("%lld\n", jint(o, r->p->desc.entry));
+}
+
+static void list_text(struct json_object *a, const void *ctx)
+{
+	const struct entry_run *r = ctx;
+
+	entries_text(r->p, a, NULL, r->empty_note);
+}
+
+static void changed_text(struct json_object *a, const void *ctx)
+{
+	const struct entry_run *r = ctx;
+	bool add = r->op == OP_ADD;
 
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
 		struct json_object *o = json_object_array_get_idx(a, i);
 
-		if (cur->p->kind == OOMCTL_ENTRIES_PID_SET && add)
+		if (r->p->kind == OOMCTL_ENTRIES_PID_SET && add)
 			printf("added %lld (%s)\n", jint(o, "pid"), jstr(o, "comm"));
-		else if (cur->p->kind == OOMCTL_ENTRIES_PID_SET)
+		else if (r->p->kind == OOMCTL_ENTRIES_PID_SET)
 			printf("removed %lld\n", jint(o, "pid"));
 		else
 			printf("%s: %s the %s\n", jstr(o, "path"),
-			       add ? "in" : "removed from", cur->p->desc.entries);
+			       add ? "in" : "removed from", r->p->desc.entries);
 	}
 }
 
-static void member_text(struct json_object *o)
+static void member_text(struct json_object *o, const void *ctx)
 {
+	(void)ctx;
 	printf("%s\n", json_object_get_boolean(jget(o, "member")) ? "yes" : "no");
 }
 
@@ -407,7 +426,6 @@ static int run(struct entry_run *r, struct session *s, int argc, char **argv,
 	struct json_object *res = NULL;
 	int fd, err;
 
-	cur = r;
 	err = parse_args(r, argc, argv, first, &a);
 	if (err)
 		goto out;
@@ -429,18 +447,18 @@ static int run(struct entry_run *r, struct session *s, int argc, char **argv,
 	}
 	if (r->op == OP_GET && !a.n) {
 		res = policy_entries(r->p, fd);
-		print_result(res, list_text);
+		print_result(res, list_text, r);
 	} else if (r->op == OP_GET) {
 		res = a.pids ? pid_member(fd, a.pids[0]) :
 		      effective(r, fd, &a.cgs[0], s->a.cfg.default_prio);
 		print_result(res, r->p->kind == OOMCTL_ENTRIES_CGROUP_VALUE ?
-			     value_get_text : member_text);
+			     value_get_text : member_text, r);
 	} else {
 		if ((a.pids && (err = check_pids(r, fd, &a))) ||
 		    (err = change(r, fd, &a, &res)))
 			goto out;
 		print_result(res, r->p->kind == OOMCTL_ENTRIES_CGROUP_VALUE ?
-			     value_text : changed_text);
+			     value_text : changed_text, r);
 	}
 out:
 	json_object_put(res);

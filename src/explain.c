@@ -196,13 +196,14 @@ static const char *outcome(const struct explained *x, const struct oomctl_explai
 	return "none";
 }
 
-static void explain_text(struct json_object *o)
+static void explain_text(struct json_object *o, const void *ctx)
 {
 	struct json_object *ranked = jget(o, "ranked"), *skipped = jget(o, "skipped");
 	struct json_object *v = jget(o, "victim");
 	const char *out = jstr(o, "outcome");
 	size_t nskip = json_object_array_length(skipped);
 
+	(void)ctx;
 	printf("explain: a %s OOM%s%s (totalpages %lld), policy %s (policy_name %s)\n",
 	       jstr(o, "scope"), jget(o, "memcg") ? " of " : "",
 	       jget(o, "memcg") ? jstr(o, "memcg") : "", jint(o, "totalpages"),
@@ -340,7 +341,7 @@ int do_explain(int argc, char **argv)
 	json_object_object_add(res, "more", json_object_new_int64(
 			       top && x.nranked > top ? x.nranked - top : 0));
 	json_object_object_add(res, "skipped", skipped);
-	print_result(res, explain_text);
+	print_result(res, explain_text, NULL);
 	json_object_put(res);
 out:
 	cgroup_map_free(cm);

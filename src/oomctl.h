@@ -50,7 +50,8 @@ void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int usage_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int usage_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void print_json(struct json_object *o);
-void print_result(struct json_object *o, void (*text)(struct json_object *));
+typedef void text_fn(struct json_object *o, const void *ctx);
+void print_result(struct json_object *o, text_fn *text, const void *ctx);
 const char *jstr(struct json_object *o, const char *key);
 long long jint(struct json_object *o, const char *key);
 struct json_object *jget(struct json_object *o, const char *key);
@@ -188,6 +189,9 @@ static inline bool is_policy_path(const char *arg)
 }
 /* maps.c: @p's entries as status lists them (@fd its own map). */
 struct json_object *policy_entries(const struct policy *p, int fd);
+/* entry.c: those entries in words, for entry get and (under @title) status. */
+void entries_text(const struct policy *p, struct json_object *a, const char *title,
+		  const char *empty_note);
 
 /* state.c: what is attached, read back from the pins. */
 struct attached {

@@ -80,12 +80,13 @@ void print_json(struct json_object *o)
 	fflush(stdout);
 }
 
-void print_result(struct json_object *o, void (*text)(struct json_object *))
+/* @o as JSON, or in words by @text, which gets @ctx: what it prints for. */
+void print_result(struct json_object *o, text_fn *text, const void *ctx)
 {
 	if (json_output)
 		print_json(o);
 	else if (text)
-		text(o);
+		text(o, ctx);
 	fflush(stdout);
 }
 

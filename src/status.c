@@ -169,42 +169,26 @@ static void cgroups_text(const char *title, struct json_object *a)
 }
 
 /*
- * The attached policy, for status_text(), which print_result() hands the
- * JSON only: the entries of a policy other than the four whose words are
- * below are listed under its own key.
+ * The entries of the attached policy @p, unless it is one of the four whose
+ * words status_text() has lines of its own for: under its own key.
  */
-static const struct policy *shown;
-
-static void other_entries_text(struct json_object *o)
+static void other_entries_text(struct json_object *o, const struct policy *p)
 {
 	static const char *const known[] = { "prios", "slices", "scope", "pids" };
 	struct json_object *a;
 	char title[32];
 
-	if (!shown || !shown->map || !(a = jget(o, shown->entries)))
+	if (!p || !p->map || !(a = jget(o, p->entries)))
 		return;
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (!strcmp(shown->entries, known[i]))
+		if (!strcmp(p->entries, known[i]))
 			return;
-	snprintf(title, sizeof(title), "%s:", shown->entries);
-	if (!json_object_array_length(a))
-		printf("%-14snone\n", title);
-	for (size_t i = 0; i < json_object_array_length(a); i++) {
-		struct json_object *e = json_object_array_get_idx(a, i);
-
-		printf("%-14s", i ? "" : title);
-		if (jget(e, "pid"))
-			printf("%lld %s\n", jint(e, "pid"), jget(e, "comm") ?
-			       jstr(e, "comm") : "(exited)");
-		else if (shown->kind == OOMCTL_ENTRIES_CGROUP_VALUE)
-			printf("%5lld  %s\n", jint(e, shown->desc.entry), jget(e, "path") ?
-			       jstr(e, "path") : "(removed cgroup)");
-		else
-			printf("%s\n", jget(e, "path") ? jstr(e, "path") : "(removed cgroup)");
-	}
+	snprintf(title, sizeof(title), "%s:", p->entries);
+	entries_text(p, a, title, NULL);
 }
 
-static void status_text(struct json_object *o)
+/* @ctx: the attached policy, NULL if none. */
+static void status_text(struct json_object *o, const void *ctx)
 {
 	struct json_object *c = jget(o, "counters"), *v = jget(o, "last_victim");
 	struct json_object *a, *f = jget(o, "foreign"), *w = jget(o, "warnings");
@@ -283,7 +267,7 @@ static void status_text(struct json_object *o)
 				       jstr(e, "comm") : "(exited)");
 			}
 		}
-		other_entries_text(o);
+		other_entries_text(o, ctx);
 	}
 	for (size_t i = 0; w && i < json_object_array_length(w); i++)
 		printf("warning:      %s\n", json_object_get_string(
@@ -379,8 +363,7 @@ int do_status(int argc, char **argv)
 	json_object_object_add(res, "warnings", warnings);
 	warnings = NULL;
 	json_object_object_add(res, "foreign", fl);
-	shown = a->present ? a->policy : NULL;
-	print_result(res, status_text);
+	print_result(res, status_text, a->present ? a->policy : NULL);
 	json_object_put(res);
 out:
 	json_object_put(warnings);
@@ -389,8 +372,9 @@ out:
 	return err;
 }
 
-static void list_text(struct json_object *a)
+static void list_text(struct json_object *a, const void *ctx)
 {
+	(void)ctx;
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
 		struct json_object *o = json_object_array_get_idx(a, i);
 		struct json_object *att = jget(o, "attached");
@@ -460,7 +444,7 @@ int do_list(int argc, char **argv)
 		json_object_object_add(o, "options", options_json(a->policy));
 		json_object_array_add(res, o);
 	}
-	print_result(res, list_text);
+	print_result(res, list_text, NULL);
 	json_object_put(res);
 	return 0;
 }
