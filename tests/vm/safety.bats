@@ -97,6 +97,33 @@ never_d() {
 	[ "$(cg_read_key "$CG/a" memory.events oom_kill)" = 0 ]
 }
 
+@test "abort-all: lowering memory.high while a task is paused returns (bound: 5 s); the task stays paused, not killed, and completes once there is room" {
+	mkdir "$CG/a"
+	cg_write "$CG/a" memory.max 16M
+	"$OOMCTL" attach abort-all --cgroup "$CG/a" --max-pause infinity >/dev/null
+	start_hog "$CG/a" 24 --ready "$BATS_TEST_TMPDIR/hog.ready"
+	hog=$HOG_PID
+	wait_for 60 is_paused "$hog"
+
+	# As for memory.max: nobody signals the writer; the write must return
+	# by itself (memory.high reclaims, it never OOMs or waits on a pause).
+	start=$SECONDS
+	run timeout 30 sh -c "echo 8M >'$CG/a/memory.high'"
+	echo "# the write took $((SECONDS - start)) s, status $status" >&3
+	[ "$status" = 0 ]
+	((SECONDS - start <= 5))
+	[ "$(cat "$CG/a/memory.high")" = 8388608 ]
+	is_alive "$hog"
+	wait_for 10 is_paused "$hog"
+	[ ! -e "$BATS_TEST_TMPDIR/hog.ready" ]
+
+	cg_write "$CG/a" memory.high max
+	cg_write "$CG/a" memory.max 64M
+	reap "$hog" 30
+	[ "$REAPED" = 0 ]
+	[ "$(cg_read_key "$CG/a" memory.events oom_kill)" = 0 ]
+}
+
 @test "abort-all: a task faulting in a paused cgroup sleeps (<= 10% of a CPU, 25% on the debug kernel; 50 samples) until the limit is raised, then completes" {
 	mkdir "$CG/a"
 	cg_write "$CG/a" memory.max 16M
@@ -289,4 +316,44 @@ stays_alive() {
 	wait_for 60 is_gone "$first"
 	[ "$(oomctl_json '.victim.pid' events --count 1 --timeout 0)" = "$first" ]
 	kill "$grower" 2>/dev/null || true
+}
+
+# The kernel only marks a victim that is already exiting (task_will_free_mem()
+# in oom_kill_process()): events must say so, not report a kill. exit-stall's
+# child is held in do_exit() by its tracer with its 32M still charged.
+@test "a victim already exiting is only marked: events says exiting, not kill; status counts it, nobody is killed" {
+	mkdir "$CG/a"
+	cg_write "$CG/a" memory.max 48M
+	"$OOMCTL" attach cgprio >/dev/null
+	(echo "$BASHPID" >"$CG/a/cgroup.procs" &&
+		exec "$B/tests/exit-stall" "$BATS_TEST_TMPDIR/stall" 32) 3>&- &
+	tracer=$!
+	wait_for 60 test -s "$BATS_TEST_TMPDIR/stall"
+	read -r stalled <"$BATS_TEST_TMPDIR/stall"
+	[ "$(state "$stalled")" = t ]
+
+	# 32M + 32M > 48M: the OOM comes when the grower has about 16M, and the
+	# scan picks the stalled process, the largest; the kernel marks it and
+	# the OOM reaper frees its memory; the grower gets its 32M and exits 0.
+	start_hog "$CG/a" 32
+	grower=$HOG_PID
+	reap "$grower" 120
+	[ "$REAPED" = 0 ]
+
+	run "$OOMCTL" -j events --count 1 --timeout 0
+	[ "$status" = 0 ]
+	echo "# $output" >&3
+	[ "$(jq -r .kind <<<"$output")" = exiting ]
+	[ "$(jq -r .victim.pid <<<"$output")" = "$stalled" ]
+	[ "$(jq -r .victim.cgroup <<<"$output")" = /oomtest/a ]
+	[[ $(jq -r .reason <<<"$output") == "already exiting: the kernel marked it, killed nobody ("* ]]
+	[ "$(status_field .counters.marked)" = 1 ]
+	[ "$(status_field .counters.kills)" = 0 ]
+	[ "$(cg_read_key "$CG/a" memory.events oom_kill)" = 0 ]
+	[ "$(kmsg_since_mark | grep -c "Killed process")" = 0 ]
+
+	kill "$tracer"
+	reap "$tracer" 30
+	[ "$REAPED" = 0 ]
+	is_gone "$stalled"
 }
