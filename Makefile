@@ -127,7 +127,7 @@ SCALED_TESTS := tests/vm/reliability-kill.bats tests/vm/reliability-state.bats
 SUITE_END := tests/vm/suite-end.bats
 # The safety promise: issue 16's scenarios and hostile policies.
 SAFETY_TESTS := tests/vm/safety.bats tests/vm/hostile.bats tests/vm/one-kill.bats
-SAFETY_GLOBAL_TESTS := tests/vm/hostile-global.bats
+SAFETY_GLOBAL_TESTS := tests/vm/hostile-global.bats tests/vm/one-kill-global.bats
 # The long tail takes about 45 min in one VM under TCG: the harness's 15 min
 # limit for a hung guest is too short for it.
 STRESS_TIMEOUT := 5400
@@ -175,7 +175,8 @@ check-stress-global: all $(VM_TARGETS)
 # see tests/README.md for its time.
 DEBUG_TESTS := tests/vm/debug-kernel.bats tests/vm/memcg.bats tests/vm/safety.bats tests/vm/hostile.bats \
 	tests/vm/one-kill.bats
-DEBUG_GLOBAL_TESTS := tests/vm/debug-kernel.bats tests/vm/global.bats tests/vm/hostile-global.bats
+DEBUG_GLOBAL_TESTS := tests/vm/debug-kernel.bats tests/vm/global.bats tests/vm/hostile-global.bats \
+	tests/vm/one-kill-global.bats
 DEBUG_TIMEOUT := 3600
 
 check-debug: deps
