@@ -124,7 +124,7 @@ never_d() {
 	[ "$(cg_read_key "$CG/a" memory.events oom_kill)" = 0 ]
 }
 
-@test "abort-all: a task faulting in a paused cgroup sleeps (<= 10% of a CPU, 25% on the debug kernel; 50 samples) until the limit is raised, then completes" {
+@test "abort-all: a task faulting in a paused cgroup sleeps (<= 10% of a CPU and in the wait in >= 40 of 50 samples; 25% and 30 on the debug kernel) until the limit is raised, then completes" {
 	mkdir "$CG/a"
 	cg_write "$CG/a" memory.max 16M
 	"$OOMCTL" attach abort-all --cgroup "$CG/a" --max-pause infinity >/dev/null
@@ -145,11 +145,14 @@ never_d() {
 	# It retries once a second. On the debug kernel (lockdep, KASAN: the
 	# reclaim and OOM path of each retry run several times slower) that
 	# came to 6-16% under TCG, hence its bound; a task that spins, as
-	# before the pause, is at ~100% on either.
-	bound=10
-	[[ -e /proc/lockdep_stats ]] && bound=25
+	# before the pause, is at ~100% on either, and never in the wait. The
+	# slower retry is also time out of the wait (in reclaim, or runnable):
+	# 41 and 36 of 50 samples in the wait on the debug kernel (the second
+	# with two other VMs on the host), 49 on the plain one.
+	bound=10 in_wait=40
+	[[ -e /proc/lockdep_stats ]] && bound=25 in_wait=30
 	((pct <= bound))
-	((sleeping >= 40))
+	((sleeping >= in_wait))
 	is_alive "$hog"
 	[ ! -e "$BATS_TEST_TMPDIR/hog.ready" ]
 
