@@ -292,3 +292,16 @@ HEALTHY_LINES=(
 	[ "$status" -eq 1 ]
 	[ "$output" = "build-image: no oomctl package at /nonexistent/oomctl.deb" ]
 }
+
+@test "summary: a TAP file cut short counts its missing tests as not run, naming the file" {
+	d=$BATS_TEST_TMPDIR/results
+	mkdir "$d"
+	printf '1..4\nok 1 a\nnot ok 2 b\n' >"$d/vm-cut.tap"
+	printf '1..2\nok 1 x\nok 2 y # skip z\n' >"$d/whole.tap"
+	run --separate-stderr "$TOP/tests/summary" "$d"
+	[ "$output" = "check: 2 passed, 1 failed, 1 skipped, 2 not run" ]
+	[ "$stderr" = "check: vm-cut.tap: 2 of 4 tests not run" ]
+	rm "$d/vm-cut.tap"
+	run -0 "$TOP/tests/summary" "$d"
+	[ "$output" = "check: 1 passed, 0 failed, 1 skipped" ]
+}
