@@ -97,12 +97,18 @@ never_d() {
 	[ "$(cg_read_key "$CG/a" memory.events oom_kill)" = 0 ]
 }
 
-@test "abort-all: lowering memory.high while a task is paused returns (bound: 5 s); the task stays paused, not killed, and completes once there is room" {
+# pausing_hog — abort-all on $CG/a (16M, no deadline) and a hog growing to
+# 24M in it, its pid in $hog: the hog's charge is about to be paused.
+pausing_hog() {
 	mkdir "$CG/a"
 	cg_write "$CG/a" memory.max 16M
 	"$OOMCTL" attach abort-all --cgroup "$CG/a" --max-pause infinity >/dev/null
 	start_hog "$CG/a" 24 --ready "$BATS_TEST_TMPDIR/hog.ready"
 	hog=$HOG_PID
+}
+
+@test "abort-all: lowering memory.high while a task is paused returns (bound: 5 s); the task stays paused, not killed, and completes once there is room" {
+	pausing_hog
 	wait_for 60 is_paused "$hog"
 
 	# As for memory.max: nobody signals the writer; the write must return
@@ -125,11 +131,7 @@ never_d() {
 }
 
 @test "abort-all: a task faulting in a paused cgroup sleeps (<= 10% of a CPU and in the wait in >= 40 of 50 samples; 25% and 30 on the debug kernel) until the limit is raised, then completes" {
-	mkdir "$CG/a"
-	cg_write "$CG/a" memory.max 16M
-	"$OOMCTL" attach abort-all --cgroup "$CG/a" --max-pause infinity >/dev/null
-	start_hog "$CG/a" 24 --ready "$BATS_TEST_TMPDIR/hog.ready"
-	hog=$HOG_PID
+	pausing_hog
 	wait_for 60 cg_key_at_least "$CG/a" memory.events oom 1
 
 	t0=$(cpu_ticks "$hog") w0=$EPOCHREALTIME
