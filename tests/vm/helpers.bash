@@ -72,6 +72,13 @@ is_alive() {
 	((rc == 1))
 }
 
+# round_settled HOLDER GROWER READY — a one-kill round is over (one-kill*.bats):
+# the grower was killed, or it has all it asked for (READY exists) and the
+# holder is gone. (The grower ready beside a live holder cannot fit.)
+round_settled() {
+	is_gone "$2" || { [[ -e $3 ]] && is_gone "$1"; }
+}
+
 # state PID — the process's state letter (R, S, D, Z, ...), or - if gone.
 state() { awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null || echo -; }
 

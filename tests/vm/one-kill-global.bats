@@ -30,11 +30,6 @@ round_kills() {
 	dmesg | sed -n "/oomtest: one-kill-global $BATS_TEST_NUMBER round $1\$/,\$p" | grep -c 'Out of memory: Killed process'
 }
 
-# round_settled HOLDER GROWER READY — as in one-kill.bats.
-round_settled() {
-	is_gone "$2" || { [[ -e $3 ]] && is_gone "$1"; }
-}
-
 # kill_rounds LABEL — ROUNDS global OOMs under what is attached; fails if
 # any round kills other than exactly once, naming the rounds.
 kill_rounds() {

@@ -24,13 +24,6 @@ teardown() {
 	oomctl_teardown
 }
 
-# round_settled HOLDER GROWER READY — the round is over: the grower was
-# killed, or it holds its 16M and the holder is gone. (The grower ready
-# beside a live holder cannot happen under a 24M limit.)
-round_settled() {
-	is_gone "$2" || { [[ -e $3 ]] && is_gone "$1"; }
-}
-
 # kill_rounds LABEL — ROUNDS rounds of the scenario under what is attached;
 # fails if any round kills other than exactly once, naming the rounds.
 kill_rounds() {
