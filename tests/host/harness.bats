@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # The build and VM harness, seen from the host.
+bats_require_minimum_version 1.5.0 # run -0 and --separate-stderr
 
 setup() {
 	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
@@ -300,6 +301,7 @@ HEALTHY_LINES=(
 	printf '1..2\nok 1 x\nok 2 y # skip z\n' >"$d/whole.tap"
 	run --separate-stderr "$TOP/tests/summary" "$d"
 	[ "$output" = "check: 2 passed, 1 failed, 1 skipped, 2 not run" ]
+	# shellcheck disable=SC2154 # bats' run --separate-stderr assigns stderr
 	[ "$stderr" = "check: vm-cut.tap: 2 of 4 tests not run" ]
 	rm "$d/vm-cut.tap"
 	run -0 "$TOP/tests/summary" "$d"
