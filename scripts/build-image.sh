@@ -38,8 +38,9 @@ guest=$top/tests/system/guest
 # issue's list (systemd-sysv, systemd-oomd, udev, procps, iproute2); the
 # system bus, which systemd-oomd's own oomctl talks to it over (a Debian
 # system has one; minbase does not); bats and jq for the tests, bpftool to
-# look at the kernel's BPF objects.
-packages=(systemd-sysv systemd-oomd udev procps iproute2 dbus bats jq bpftool kmod)
+# look at the kernel's BPF objects; earlyoom, the other peer make
+# bench-peers measures (installed, not enabled: tests/system/guest/setup).
+packages=(systemd-sysv systemd-oomd udev procps iproute2 dbus bats jq bpftool kmod earlyoom)
 
 # Bump `recipe` when a change to the steps below changes the image.
 recipe=1
