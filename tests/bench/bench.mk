@@ -23,3 +23,12 @@ $(B)/bench/oom-timing: tests/bench/oom-timing.c tests/bench/oom_timing.h $(B)/be
 bench: deps
 	@$(MAKE) --no-print-directory all $(VM_TARGETS) $(B)/bench/oom-timing
 	@tests/bench/bench
+
+# make bench-peers: the same out-of-memory scenarios under the kernel alone,
+# oomctl (cgprio, protect), systemd-oomd and earlyoom, in the Debian guest
+# (make image); the report goes to tests/bench/peers.md and stdout, the raw
+# lines to $(B)/bench/peers-raw.txt (tests/bench/peers says how).
+.PHONY: bench-peers
+bench-peers: deps
+	@$(MAKE) --no-print-directory all image
+	@tests/bench/peers
