@@ -3,16 +3,17 @@
  * episode - time one out-of-memory episode, for make bench-peers: start the
  * workload that causes it, then watch who goes and what it costs.
  *
- *   episode [--timeout S] [--settle MS] (--victim|--keep) NAME=CGROUP...
- *           -- COMMAND...
+ *   episode [--timeout S] [--settle MS] [--unprotected]
+ *           (--victim|--keep) NAME=CGROUP... -- COMMAND...
  *
  * Runs COMMAND (it starts the workload, e.g. systemd-run, and returns), then
  * watches each CGROUP's cgroup.events until the episode is decided: every
  * --victim cgroup has no process left, or a --keep cgroup has none (the
  * wrong one died). Then --settle milliseconds more (1000) for kills that
  * come after; or until --timeout seconds (120). A CGROUP that does not
- * exist once COMMAND has returned counts as emptied then (a unit that died
- * before it was watched). Time 0 is COMMAND's start. Every
+ * exist once COMMAND has returned, or that is removed while watched, counts
+ * as emptied then (a unit that died before it was watched; systemd removing
+ * an emptied unit's cgroup). Time 0 is COMMAND's start. Every
  * 10 ms, and whenever a watched cgroup changes, it reads
  * /proc/pressure/memory and MemAvailable. Prints, one fact a line:
  *
@@ -26,7 +27,8 @@
  *
  * It is itself never the victim (oom_score_adj -1000) and never waits on a
  * page fault while it watches (its memory locked): what it measures is the
- * workload and the killers, not its own stall.
+ * workload and the killers, not its own stall. --unprotected skips both,
+ * for a run where that is not allowed (the host tests, in a container).
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -146,8 +148,13 @@ static int decided(void)
 	for (int i = 0; i < nwatch; i++) {
 		struct watch *w = &watches[i];
 
-		if (w->gone_ms < 0 && !read_at_start(w->fd, buf, sizeof(buf)) &&
-		    strstr(buf, "populated 0"))
+		/*
+		 * A read fails once the cgroup is removed (ENODEV): systemd
+		 * removes a unit's cgroup as soon as it is empty, sometimes
+		 * before "populated 0" is read here.
+		 */
+		if (w->gone_ms < 0 && (read_at_start(w->fd, buf, sizeof(buf)) ||
+				       strstr(buf, "populated 0")))
 			w->gone_ms = ms_since_start();
 		victims_left += w->victim && w->gone_ms < 0;
 		keep_gone |= !w->victim && w->gone_ms >= 0;
@@ -180,11 +187,12 @@ int main(int argc, char **argv)
 		{ "settle", required_argument, NULL, 's' },
 		{ "victim", required_argument, NULL, 'v' },
 		{ "keep", required_argument, NULL, 'k' },
+		{ "unprotected", no_argument, NULL, 'u' },
 		{ 0 }
 	};
 	long timeout = 120, settle = 1000, stall = -1, min_avail = LONG_MAX, end, done = -1;
 	long long some0, full0, some, full;
-	int psi, meminfo, c, bad = 0, victims = 0;
+	int psi, meminfo, c, bad = 0, victims = 0, unprotected = 0;
 	struct pollfd pfd[MAX_WATCH];
 
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
@@ -194,6 +202,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			bad |= parse_long(optarg, 0, 60000, &settle);
+			break;
+		case 'u':
+			unprotected = 1;
 			break;
 		case 'v':
 		case 'k':
@@ -208,7 +219,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (bad || !victims || optind >= argc) {
-		fprintf(stderr, "usage: episode [--timeout S] [--settle MS] "
+		fprintf(stderr, "usage: episode [--timeout S] [--settle MS] [--unprotected] "
 			"(--victim|--keep) NAME=CGROUP... -- COMMAND...\n");
 		return 2;
 	}
@@ -218,9 +229,9 @@ int main(int argc, char **argv)
 		perror("episode: /proc/pressure/memory, /proc/meminfo");
 		return 1;
 	}
-	if (set_oom_score_adj("episode", -1000))
+	if (!unprotected && set_oom_score_adj("episode", -1000))
 		return 1;
-	if (mlockall(MCL_CURRENT | MCL_FUTURE)) {
+	if (!unprotected && mlockall(MCL_CURRENT | MCL_FUTURE)) {
 		perror("episode: mlockall");
 		return 1;
 	}

@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,17 +30,9 @@
 /* The child: allocate and touch MB megabytes, report, sleep until killed. */
 static void child(long mb, int report_fd)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	char *mem;
-
-	for (long i = 0; i < mb; i++) {
-		mem = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (mem == MAP_FAILED)
+	for (long i = 0; i < mb; i++)
+		if (take_mib())
 			_exit(1);
-		for (long off = 0; off < 1 << 20; off += page)
-			mem[off] = 1;
-	}
 	if (report_fd >= 0) {
 		(void)!write(report_fd, "r", 1);
 		close(report_fd);

@@ -21,7 +21,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include "tool.h"
@@ -34,18 +33,12 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* One more mebibyte, touched a page at a time; exits if it cannot map. */
-static void grow_one(long page)
+static void grow_one(void)
 {
-	char *mem = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (mem == MAP_FAILED) {
+	if (take_mib()) {
 		perror("grower: mmap");
 		exit(1);
 	}
-	for (long off = 0; off < 1 << 20; off += page)
-		mem[off] = 1;
 }
 
 /* Written whole, then renamed: a reader never sees half of it. */
@@ -69,11 +62,11 @@ static void say_ready(const char *ready)
 
 static void grow(long fast, long rate, long mb, const char *ready, const char *go)
 {
-	long page = sysconf(_SC_PAGESIZE), held = 0;
+	long held = 0;
 	double start;
 
 	while (held < fast)
-		grow_one(page), held++;
+		grow_one(), held++;
 	say_ready(ready);
 	while (go && access(go, F_OK)) {
 		struct timespec ts = { 0, 10 * 1000000 };
@@ -93,7 +86,7 @@ static void grow(long fast, long rate, long mb, const char *ready, const char *g
 				nanosleep(&ts, NULL);
 			}
 		}
-		grow_one(page), held++;
+		grow_one(), held++;
 	}
 	for (;;)
 		pause();

@@ -77,25 +77,16 @@ static void read_file(long page)
 static void *work(void *arg __attribute__((unused)))
 {
 	long page = sysconf(_SC_PAGESIZE);
-	char *mem;
 	int fd;
 
-	/*
-	 * One mebibyte at a time: a single mapping larger than RAM would be
-	 * refused by the overcommit heuristic instead of causing an OOM.
-	 */
 	if (file) {
 		read_file(page);
 	} else {
 		for (long i = 0; i < mb; i++) {
-			mem = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (mem == MAP_FAILED) {
+			if (take_mib()) {
 				perror("hog: mmap");
 				exit(1);
 			}
-			for (long off = 0; off < 1 << 20; off += page)
-				mem[off] = 1;
 		}
 	}
 

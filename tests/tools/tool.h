@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tool.h - what the test workloads (hog, forkhog, sleepers) share: number
- * parsing and setting their own oom_score_adj.
+ * tool.h - what the test workloads (hog, forkhog, grower, sleepers, episode)
+ * share: number parsing, setting their own oom_score_adj, taking memory.
  */
 #ifndef OOMCTL_TEST_TOOL_H
 #define OOMCTL_TEST_TOOL_H
@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* A whole decimal number in [min, max], or -1. */
@@ -39,6 +40,25 @@ static inline int set_oom_score_adj(const char *prog, long adj)
 		return -1;
 	}
 	close(fd);
+	return 0;
+}
+
+/*
+ * One more mebibyte of anonymous memory, touched a page at a time so that
+ * it is resident; -1 if it cannot be mapped. One mebibyte at a time: a
+ * single mapping larger than RAM would be refused by the overcommit
+ * heuristic instead of causing an OOM.
+ */
+static inline int take_mib(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *mem = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (mem == MAP_FAILED)
+		return -1;
+	for (long off = 0; off < 1 << 20; off += page)
+		mem[off] = 1;
 	return 0;
 }
 
