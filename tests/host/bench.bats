@@ -88,3 +88,105 @@ build_sleepers() {
 	[ "$output" = "sleepers: process 1: $BATS_TEST_TMPDIR/none/g0: No such file or directory" ]
 	[ ! -e "$ready" ]
 }
+
+@test "bench-peers: a bad count, scenario or configuration is refused, exit 2, nothing run" {
+	run env PEERS_RUNS=0 "$TOP/tests/bench/peers"
+	[ "$status" -eq 2 ]
+	[ "$output" = "bench-peers: PEERS_RUNS must be a positive number, not '0'" ]
+	run env PEERS_SCENARIOS="leak flood" "$TOP/tests/bench/peers"
+	[ "$status" -eq 2 ]
+	[ "$output" = "bench-peers: PEERS_SCENARIOS takes priorities, protected, forkbomb and leak, not 'flood'" ]
+	run env PEERS_CONFIGS="kernel oomd2" "$TOP/tests/bench/peers"
+	[ "$status" -eq 2 ]
+	[ "$output" = "bench-peers: PEERS_CONFIGS takes kernel, cgprio, protect, oomd and earlyoom, not 'oomd2'" ]
+	run env PEERS_OOMD_LIMIT=100% "$TOP/tests/bench/peers"
+	[ "$status" -eq 2 ]
+	[ "$output" = "bench-peers: PEERS_OOMD_LIMIT must be a percentage, 1% to 99%, not '100%'" ]
+	run env PEERS_OOMD_DURATION=500ms "$TOP/tests/bench/peers"
+	[ "$status" -eq 2 ]
+	[ "$output" = "bench-peers: PEERS_OOMD_DURATION must be whole seconds, as 5s, not '500ms'" ]
+	# Every figure is a ratio to the kernel alone.
+	run env PEERS_CONFIGS="cgprio earlyoom" "$TOP/tests/bench/peers"
+	[ "$status" -eq 2 ]
+	[ "$output" = "bench-peers: PEERS_CONFIGS must include kernel (the baseline), not only 'cgprio earlyoom'" ]
+}
+
+@test "peers-report: right victims, time to relief from the first stall, ratios to the kernel alone" {
+	# Two runs a configuration. The kernel: 1000 and 3000 ms from the first
+	# stall (median 2000); earlyoom acted once before any stall (stall -1)
+	# and once with its stall after the kill: 0 both times. cgprio: 500 and
+	# 1500 (median 1000, ratio 0.50), one run killing web as well.
+	cat >"$BATS_TEST_TMPDIR/raw" <<-'EOF'
+		@info runs 2
+		@idle kernel - 0 30
+		@idle earlyoom earlyoom.service 150 30
+		@run 1 leak kernel 1 4000 5000 900000 800000 1 0 0 leak
+		@run 1 leak cgprio 0 4000 4500 400000 300000 1 1 0 leak,web
+		@run 1 leak earlyoom 1 -1 800 0 0 0 0 0 leak
+		@run 2 leak kernel 1 2000 5000 1100000 900000 1 0 0 leak
+		@run 2 leak cgprio 1 2000 3500 600000 500000 1 0 0 leak
+		@run 2 leak earlyoom 1 900 700 0 0 0 0 0 leak
+	EOF
+	run "$TOP/tests/bench/peers-report" "$BATS_TEST_TMPDIR/raw"
+	[ "$status" -eq 0 ]
+	echo "$output"
+	[[ $output == *'| kernel | 2/2 | 2000 ms, 3000 ms (1.00) | 0 | 5000 ms (1.00) | 1000 ms / 850 ms (1.00) | 0 | 1 | leak 2 |'* ]]
+	[[ $output == *'| cgprio | 1/2 | 1000 ms, 1500 ms (0.50) | 0 | 4000 ms (0.80) | 500 ms / 400 ms (0.50) | 1 | 1 | '* ]]
+	[[ $output == *'| earlyoom | 2/2 | 0 ms, 0 ms (0.00) | 2 | 750 ms (0.15) | 0 ms / 0 ms (0.00) | 0 | 0 | leak 2 |'* ]]
+	[[ $output == *'| earlyoom | earlyoom.service | 150 ms | 30 s | 0.50% |'* ]]
+	run "$TOP/tests/bench/peers-report" "$BATS_TEST_TMPDIR/none"
+	[ "$status" -eq 1 ]
+	[ "$output" = "peers-report: cannot read '$BATS_TEST_TMPDIR/none'" ]
+}
+
+# bench-peers' workload and stopwatch, built here as sleepers is.
+build_tool() { cc -O2 -Wall -Werror -o "$BATS_TEST_TMPDIR/$1" "$TOP/tests/tools/$1.c"; }
+
+@test "grower: holds after --fast, waits for --go, forks ready files of their own; bad sizes refused" {
+	build_tool grower
+	G=$BATS_TEST_TMPDIR/grower R=$BATS_TEST_TMPDIR/ready
+	run "$G" --fast 5 3
+	[ "$status" -eq 2 ]
+	[[ $output == "usage: grower "* ]]
+	run "$G" --rate -1
+	[ "$status" -eq 2 ]
+	"$G" --forks 3 --fast 2 --ready "$R" --go "$BATS_TEST_TMPDIR/go" 6 &
+	SPID=$!
+	wait_file() { local i; for ((i = 0; i < 100; i++)); do [[ -e $1 ]] && return; sleep 0.1; done; return 1; }
+	wait_file "$R" && wait_file "$R.1" && wait_file "$R.2"
+	rss() { awk '/^VmRSS:/ { print int($2 / 1024) }' "/proc/$SPID/status"; }
+	# Before go: the fast part only (2 MiB, and the program itself), also
+	# 0.3 s on, in which it would have taken the other 4 MiB many times over.
+	sleep 0.3
+	(($(rss) < 6))
+	touch "$BATS_TEST_TMPDIR/go"
+	for ((i = 0; i < 100; i++)); do (($(rss) >= 6)) && break; sleep 0.1; done
+	(($(rss) >= 6))
+}
+
+@test "episode: a victim's cgroup emptying ends it, a kept one emptying too; a missing cgroup is gone at once" {
+	build_tool episode
+	# Not allowed to lower its oom_score_adj here (a container).
+	E() { "$BATS_TEST_TMPDIR/episode" --unprotected "$@"; }
+	# Stand-ins for cgroups: only their cgroup.events file is read.
+	for c in v k; do mkdir "$BATS_TEST_TMPDIR/$c" && echo "populated 1" >"$BATS_TEST_TMPDIR/$c/cgroup.events"; done
+	run E --settle 0 --victim "v=$BATS_TEST_TMPDIR/v" --keep "k=$BATS_TEST_TMPDIR/k" \
+		-- sh -c "echo 'populated 0' >$BATS_TEST_TMPDIR/v/cgroup.events"
+	[ "$status" -eq 0 ]
+	[[ $output == *$'\ngone v '[0-9]*$'\nalive k\n'* ]]
+	[[ $output == *$'\ntimeout 0' ]]
+	echo "populated 1" >"$BATS_TEST_TMPDIR/v/cgroup.events"
+	run E --settle 0 --victim "v=$BATS_TEST_TMPDIR/v" --keep "k=$BATS_TEST_TMPDIR/k" \
+		-- sh -c "echo 'populated 0' >$BATS_TEST_TMPDIR/k/cgroup.events"
+	[ "$status" -eq 0 ]
+	[[ $output == *$'\nalive v\ngone k '* ]]
+	[[ $output == *$'\ntimeout 0' ]]
+	run E --settle 0 --victim "v=$BATS_TEST_TMPDIR/nothere" -- true
+	[[ $output == *$'\ngone v '* ]]
+	run E --timeout 1 --victim "v=$BATS_TEST_TMPDIR/k" -- false
+	[ "$status" -eq 1 ]
+	[ "$output" = "episode: false failed" ]
+	run E --keep "k=$BATS_TEST_TMPDIR/k" -- true
+	[ "$status" -eq 2 ]
+	[[ $output == "usage: episode "* ]]
+}
