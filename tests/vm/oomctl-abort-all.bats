@@ -116,7 +116,9 @@ failures_at_least() { (($(failures) >= $1)); }
 	reap "$paused"
 
 	# The rest of it removed too: a memcg OOM under the same path kills,
-	# though the scope is empty (it does not widen to every memcg OOM).
+	# though the scope is empty (it does not widen to every memcg OOM):
+	# at once, not after a pause that --max-pause ends in the same kill.
+	pauses=$(status_field .counters.pauses)
 	rmdir "$CG/b"
 	wait_for 30 status_is '.scope | length' 0
 	[ "$(status_field .scoped)" = true ]
@@ -127,6 +129,7 @@ failures_at_least() { (($(failures) >= $1)); }
 	[ "$REAPED" = 137 ]
 	[ "$(cg_read_key "$CG/c" memory.events oom_kill)" = 1 ]
 	[ "$(status_field .counters.kills)" = 1 ]
+	[ "$(status_field .counters.pauses)" = "$pauses" ]
 	kmsg_since_mark | grep -q "invoked oom-killer: .*policy_name=paused\$"
 }
 
