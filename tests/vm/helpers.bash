@@ -81,6 +81,9 @@ round_settled() {
 
 # state PID — the process's state letter (R, S, D, Z, ...), or - if gone.
 state() { awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null || echo -; }
+# test_state PID STATE — is the process in STATE (R, S, D, T, ...)? For
+# wait_for.
+test_state() { [[ $(state "$1") == "$2" ]]; }
 
 # cpu_ticks PID — user + system clock ticks the process has used.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }

@@ -163,11 +163,81 @@ pausing_hog() {
 	[ "$REAPED" = 0 ]
 	[ -e "$BATS_TEST_TMPDIR/hog.ready" ]
 	[ "$(cg_read_key "$CG/a" memory.events oom_kill)" = 0 ]
-	# One pause, and it ended because there was room again.
-	run "$OOMCTL" -j events --timeout 0
-	[ "$(jq -s '[.[] | select(.kind == "pause")] | length' <<<"$output")" = 1 ]
-	[ "$(jq -rs '[.[] | select(.kind == "resume")][0].resume_reason' <<<"$output")" = room ]
+	# One pause, and it ended because there was room again: when the hog
+	# woke in the wait, or at the raise if it was between two retries then.
+	wait_for 5 resumed 1
+	show_pauses
+	[ "$(events_of pause)" = 1 ]
+	[ "$(events_of resume room)" = 1 ]
 	[ "$(status_field .counters.pauses)" = 1 ]
+}
+
+# events_of KIND [REASON] — how many events of KIND (with resume_reason
+# REASON, if given) the test has seen. `oomctl events` consumes what it
+# prints: each call's are kept in the test's events.jsonl.
+events_of() {
+	"$OOMCTL" -j events --timeout 0 >>"$BATS_TEST_TMPDIR/events.jsonl"
+	jq -s --arg k "$1" --arg r "${2:-}" \
+		'[.[] | select(.kind == $k and ($r == "" or .resume_reason == $r))] | length' \
+		"$BATS_TEST_TMPDIR/events.jsonl"
+}
+
+# resumed N [REASON] — N resume events (with REASON); for wait_for.
+resumed() { [[ $(events_of resume "${2:-}") == "$1" ]]; }
+
+# show_pauses — the pause and resume events, one line on fd 3 (the test's
+# output, for when it fails).
+show_pauses() {
+	"$OOMCTL" -j events --timeout 0 >>"$BATS_TEST_TMPDIR/events.jsonl"
+	echo "# pause events: $(jq -r 'select(.kind == "pause" or .kind == "resume") |
+			"\(.kind)\(if .resume_reason then "(\(.resume_reason), \(.paused_ms) ms)" else "" end)"' \
+		"$BATS_TEST_TMPDIR/events.jsonl" | paste -sd ' ')" >&3
+}
+
+@test "abort-all: a pause nobody waits in ends when memory is uncharged (resume: room, bound: 5 s)" {
+	mkdir "$CG/a"
+	cg_write "$CG/a" memory.max 16M
+	"$OOMCTL" attach abort-all --cgroup "$CG/a" --max-pause infinity >/dev/null
+	# A kernel charge (shmem) pauses the cgroup and fails.
+	(echo "$BASHPID" >"$CG/a/cgroup.procs" && echo 0 >/proc/self/oom_score_adj &&
+		exec dd if=/dev/zero of="$SCRATCH/f" bs=1M count=64) \
+		2>"$BATS_TEST_TMPDIR/dd.err" 3>&- &
+	dd=$!
+	wait_for 60 cg_key_at_least "$CG/a" memory.events oom 1
+	# dd's write failed, or dd waits in the pause (its code, reclaimed,
+	# faulted in again): then an operator kills it. No task is left to
+	# wait in the pause, so no waiter can end it.
+	wait_for 10 is_gone "$dd" || kill -9 "$dd"
+	reap "$dd" 10
+	# The file's 16M uncharged: the pause is over, whoever waits.
+	rm -f "$SCRATCH/f"
+	wait_for 5 resumed 1 room
+	show_pauses
+	[ "$(events_of pause)" = 1 ]
+	[ "$(events_of resume)" = 1 ]
+	[ "$(cg_read_key "$CG/a" memory.events oom_kill)" = 0 ]
+}
+
+@test "abort-all: a pause whose only task stopped ends 2 s after its last aborted OOM (resume: lapsed, bound: 2 + 3 s); the task completes once there is room" {
+	pausing_hog
+	wait_for 60 is_paused "$hog"
+	# SIGSTOP takes it when its wait ends (a killable sleep): stopped, it
+	# faults no more, so no OOM is aborted any more.
+	kill -STOP "$hog"
+	wait_for 5 test_state "$hog" T
+	wait_for 5 resumed 1 lapsed
+	[ "$(events_of pause)" = 1 ]
+
+	# Once there is room the task completes, in no new pause.
+	cg_write "$CG/a" memory.max 64M
+	kill -CONT "$hog"
+	reap "$hog" 30
+	[ "$REAPED" = 0 ]
+	[ -e "$BATS_TEST_TMPDIR/hog.ready" ]
+	show_pauses
+	[ "$(events_of pause)" = 1 ]
+	[ "$(events_of resume)" = 1 ]
+	[ "$(cg_read_key "$CG/a" memory.events oom_kill)" = 0 ]
 }
 
 # readahead 0|restore — readahead on the guest's 9p filesystems (its root)
