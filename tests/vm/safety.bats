@@ -71,8 +71,9 @@ never_d() {
 	if wait_for 10 is_gone "$dd"; then
 		wait "$dd" || true
 		grep -Eq "Cannot allocate memory|No space left on device" "$BATS_TEST_TMPDIR/dd.err"
-	else
-		wait_for 10 is_paused "$dd"
+	elif ! wait_for 10 is_paused "$dd"; then
+		echo "# dd: state $(state "$dd"), stack $(awk '{ print $2 }' "/proc/$dd/stack" | paste -sd ' ')" >&3
+		false
 	fi
 	[ "$(cg_read_key "$CG/a" memory.events oom_kill)" = 0 ]
 }
