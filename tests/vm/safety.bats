@@ -40,17 +40,22 @@ never_d() {
 	done
 }
 
-@test "abort-all: a kernel charge in a paused cgroup fails; no task outside it blocks on the locks it held (bound: 10 s)" {
+# pausing_dd — abort-all on $CG/a (16M, no deadline), and dd writing 64M
+# into tmpfs from it, its pid in $dd, until the cgroup's first OOM: each
+# page is charged by the kernel (shmem) with the file's inode lock held.
+pausing_dd() {
 	mkdir "$CG/a"
 	cg_write "$CG/a" memory.max 16M
 	"$OOMCTL" attach abort-all --cgroup "$CG/a" --max-pause infinity >/dev/null
-	# dd writes 64M into tmpfs from the paused cgroup: each page is charged
-	# by the kernel (shmem) with the file's inode lock held.
 	(echo "$BASHPID" >"$CG/a/cgroup.procs" && echo 0 >/proc/self/oom_score_adj &&
 		exec dd if=/dev/zero of="$SCRATCH/f" bs=1M count=64) \
 		2>"$BATS_TEST_TMPDIR/dd.err" 3>&- &
 	dd=$!
 	wait_for 60 cg_key_at_least "$CG/a" memory.events oom 1
+}
+
+@test "abort-all: a kernel charge in a paused cgroup fails; no task outside it blocks on the locks it held (bound: 10 s)" {
+	pausing_dd
 
 	# From the root cgroup: the file's lock, then the directory's.
 	(echo x >>"$SCRATCH/f") 3>&- &
@@ -196,15 +201,8 @@ show_pauses() {
 }
 
 @test "abort-all: a pause nobody waits in ends when memory is uncharged (resume: room, bound: 5 s)" {
-	mkdir "$CG/a"
-	cg_write "$CG/a" memory.max 16M
-	"$OOMCTL" attach abort-all --cgroup "$CG/a" --max-pause infinity >/dev/null
 	# A kernel charge (shmem) pauses the cgroup and fails.
-	(echo "$BASHPID" >"$CG/a/cgroup.procs" && echo 0 >/proc/self/oom_score_adj &&
-		exec dd if=/dev/zero of="$SCRATCH/f" bs=1M count=64) \
-		2>"$BATS_TEST_TMPDIR/dd.err" 3>&- &
-	dd=$!
-	wait_for 60 cg_key_at_least "$CG/a" memory.events oom 1
+	pausing_dd
 	# dd's write failed, or dd waits in the pause (its code, reclaimed,
 	# faulted in again): then an operator kills it. No task is left to
 	# wait in the pause, so no waiter can end it.
