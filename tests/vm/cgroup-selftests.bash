@@ -79,7 +79,7 @@ cgst_root_cgroups() { find "$CGROOT" -mindepth 1 -maxdepth 1 -type d | sort; }
 # cgst_remove CGROUP — kill what is left in CGROUP and remove it, bounded.
 cgst_remove() {
 	echo 1 >"$1/cgroup.kill"
-	wait_for 30 grep -q '^populated 0' "$1/cgroup.events"
+	wait_for 30 cg_empty "$1"
 	find "$1" -depth -type d -exec rmdir {} \;
 }
 

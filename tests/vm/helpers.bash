@@ -9,6 +9,21 @@ LOADER=$B/tests/oomtest-load
 CGROOT=/sys/fs/cgroup
 CG=$CGROOT/oomtest
 
+# Under TCG every exec costs about 0.1-0.3 s of the guest's time (bash, awk,
+# sleep: measured in the 1G guest), so the helpers that tests call in loops
+# and polls use bash builtins only: read, not awk or cat; nap, not sleep.
+
+# nap SECONDS — sleep without a fork: a read that times out on a FIFO that
+# nobody writes to, opened once per test process (and per subshell).
+nap() {
+	if [[ -z ${NAP_FD:-} || ${NAP_PID:-} != "$BASHPID" ]]; then
+		local fifo=${BATS_TEST_TMPDIR:-/tmp}/nap.$BASHPID
+		mkfifo "$fifo" && exec {NAP_FD}<>"$fifo" && rm -f "$fifo" || return 1
+		NAP_PID=$BASHPID
+	fi
+	read -r -t "$1" -u "$NAP_FD" _ || true
+}
+
 # wait_for SECONDS CMD... — run CMD every 0.1 s until it succeeds, or fail
 # after SECONDS.
 wait_for() {
@@ -19,16 +34,37 @@ wait_for() {
 			echo "timed out waiting for: $*" >&2
 			return 1
 		fi
-		sleep 0.1
+		nap 0.1
 	done
 }
 
 # file_is FILE VALUE — does FILE hold VALUE? For wait_for: read at each try.
-file_is() { [[ $(cat "$1" 2>/dev/null) == "$2" ]]; }
+file_is() {
+	local v=''
+	IFS= read -r -d '' v 2>/dev/null <"$1" || true
+	while [[ $v == *$'\n' ]]; do v=${v%$'\n'}; done
+	[[ $v == "$2" ]]
+}
 
-cg_write() { echo "$3" >"$1/$2"; }                         # CG FILE VALUE
-cg_read_key() { awk -v k="$3" '$1 == k { print $2 }' "$1/$2"; } # CG FILE KEY
-cg_key_at_least() { (($(cg_read_key "$1" "$2" "$3") >= $4)); }  # CG FILE KEY N
+cg_write() { echo "$3" >"$1/$2"; } # CG FILE VALUE
+# cg_read_key CG FILE KEY — the value of KEY in a flat keyed file
+# (memory.events, memory.stat, cgroup.events).
+cg_read_key() {
+	local k v rest
+	while read -r k v rest; do
+		[[ $k == "$3" ]] && { echo "$v"; return 0; }
+	done <"$1/$2"
+}
+cg_key_at_least() { (($(cg_read_key "$1" "$2" "$3") >= $4)); } # CG FILE KEY N
+# cg_empty CG — no process left in CG or below it (cgroup.events'
+# populated 0). For wait_for: no subshell, no exec.
+cg_empty() {
+	local k v rest
+	while read -r k v rest; do
+		[[ $k == populated ]] && { [[ $v == 0 ]]; return; }
+	done <"$1/cgroup.events"
+	return 1
+}
 
 # A fresh test cgroup with the memory controller for its children.
 cg_setup() {
@@ -40,7 +76,7 @@ cg_setup() {
 cg_teardown() {
 	[[ -d $CG ]] || return 0
 	echo 1 >"$CG/cgroup.kill"
-	wait_for 30 grep -q '^populated 0' "$CG/cgroup.events"
+	wait_for 30 cg_empty "$CG"
 	find "$CG" -depth -type d -exec rmdir {} \;
 }
 
@@ -60,11 +96,21 @@ start_hog() {
 	HOG_PID=$!
 }
 
+# proc_stat PID — the fields of /proc/PID/stat after "PID (comm) ", in the
+# array STAT (STAT[0] is the state, field 3); 1 if the process is gone.
+proc_stat() {
+	local line
+	read -r line 2>/dev/null <"/proc/$1/stat" || return 1
+	read -r -a STAT <<<"${line##*) }"
+}
+
 # A process that is gone or a zombie has been killed or has exited. What is
 # not a pid (a variable left empty) is neither gone nor alive: status 2.
 is_gone() {
 	[[ $1 =~ ^[1-9][0-9]*$ ]] || { echo "is_gone: '$1' is not a pid" >&2; return 2; }
-	[[ ! -e /proc/$1 ]] || [[ $(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) == Z ]]
+	local STAT
+	proc_stat "$1" || return 0
+	[[ ${STAT[0]} == Z ]]
 }
 is_alive() {
 	local rc=0
@@ -80,13 +126,21 @@ round_settled() {
 }
 
 # state PID — the process's state letter (R, S, D, Z, ...), or - if gone.
-state() { awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null || echo -; }
+state() {
+	local STAT
+	if proc_stat "$1"; then echo "${STAT[0]}"; else echo -; fi
+}
 # test_state PID STATE — is the process in STATE (R, S, D, T, ...)? For
 # wait_for.
 test_state() { [[ $(state "$1") == "$2" ]]; }
 
-# cpu_ticks PID — user + system clock ticks the process has used.
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# cpu_ticks PID — user + system clock ticks the process has used (fields
+# 14 and 15).
+cpu_ticks() {
+	local STAT
+	proc_stat "$1" || { echo "cpu_ticks: no process $1" >&2; return 1; }
+	echo $((STAT[11] + STAT[12]))
+}
 
 # crowd_ready N [SLEEPERS-OPTION...] — N sleeping processes sharing one
 # small mm (tests/tools/sleepers) in $CG/crowd, ready within 300 s; fails
@@ -124,8 +178,12 @@ crowd_settled() {
 # holds no lock. Its kernel stack says so (wchan does not: the test
 # kernel's unwinder guesses, and names a timer function).
 is_paused() {
-	[[ $(state "$1") == [SD] ]] &&
-		grep -q ' mem_cgroup_oom_pause_wait+' "/proc/$1/stack" 2>/dev/null
+	local STAT line
+	proc_stat "$1" && [[ ${STAT[0]} == [SD] ]] || return 1
+	while read -r line; do
+		[[ $line == *" mem_cgroup_oom_pause_wait+"* ]] && return 0
+	done 2>/dev/null <"/proc/$1/stack"
+	return 1
 }
 
 # reap PID [SECONDS] — wait, bounded, for a background child of this shell

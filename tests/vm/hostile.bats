@@ -36,7 +36,7 @@ canary() {
 		echo x >>"$SCRATCH/shared"
 		touch "$SCRATCH/c.$BASHPID"
 		rm -f "$SCRATCH/c.$BASHPID"
-		sleep 0.05
+		nap 0.05
 	done) 3>&- &
 	CANARY=$!
 }
@@ -70,7 +70,7 @@ hostile() {
 			return 1
 		fi
 		[[ $(state "$CANARY") != D ]] || canary_stuck || return 1
-		sleep 0.1
+		nap 0.1
 	done
 	(($(cg_read_key "$CG" memory.events oom_kill) >= 1)) && KILLED=1
 	echo "# $mode${tasks:+, $tasks tasks}: OOM ended after $((SECONDS - t0)) s," \
@@ -78,7 +78,7 @@ hostile() {
 	# The canary goes on: five more rounds without D.
 	for ((i = 0; i < 50; i++)); do
 		[[ $(state "$CANARY") != D ]] || canary_stuck || return 1
-		sleep 0.1
+		nap 0.1
 	done
 	is_alive "$CANARY"
 	# A kill's report lists every task of the cgroup (oom_dump_tasks).
@@ -90,7 +90,7 @@ hostile() {
 canary_stuck() {
 	for ((j = 0; j < 20; j++)); do
 		[[ $(state "$CANARY") == D ]] || return 0
-		sleep 0.1
+		nap 0.1
 	done
 	echo "the canary (pid $CANARY, outside the cgroup) is stuck in D" >&2
 	return 1

@@ -23,7 +23,7 @@ K8S=/sys/fs/cgroup/kubepods.slice
 k8s_teardown() {
 	[[ -d $K8S ]] || return 0
 	echo 1 >"$K8S/cgroup.kill"
-	wait_for 30 grep -q '^populated 0' "$K8S/cgroup.events"
+	wait_for 30 cg_empty "$K8S"
 	find "$K8S" -depth -type d -exec rmdir {} \;
 	rmdir /sys/fs/cgroup/system.slice
 }

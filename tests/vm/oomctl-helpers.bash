@@ -89,6 +89,13 @@ oomctl_teardown() {
 	common_teardown
 }
 
-# status's warning threshold, from the header the policies share.
-# shellcheck disable=SC2034 # read by the bats files
-OOMCTL_FAIL_WARN=$(awk '$2 == "OOMCTL_FAIL_WARN" { print $3 }' "$TOP/bpf-policies/oomctl.h")
+# status's warning threshold, from the header the policies share (read
+# with bash, not awk: this runs as every test loads, see helpers.bash).
+OOMCTL_FAIL_WARN=
+while read -r define name value rest; do
+	if [[ $define == "#define" && $name == OOMCTL_FAIL_WARN ]]; then
+		# shellcheck disable=SC2034 # read by the bats files
+		OOMCTL_FAIL_WARN=$value
+	fi
+done <"$TOP/bpf-policies/oomctl.h"
+unset define name value rest

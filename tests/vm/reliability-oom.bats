@@ -33,7 +33,7 @@ local_kills() { cg_read_key "$1" memory.events.local oom_kill; }
 		>>"$BATS_TEST_TMPDIR/forkhog.log" 2>&1 3>&- &
 	wait_for 300 cg_key_at_least "$CG/low" memory.events.local oom_kill 20
 	echo 1 >"$CG/low/cgroup.kill"
-	wait_for 30 grep -q '^populated 0' "$CG/low/cgroup.events"
+	wait_for 30 cg_empty "$CG/low"
 	kills=$(local_kills "$CG/low")
 	echo "# forking hog: $kills kills in the storm, all in the low cgroup" >&3
 	is_alive "$big"

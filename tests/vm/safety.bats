@@ -36,7 +36,7 @@ never_d() {
 			esac
 		done
 		((alive)) || return 0
-		sleep 0.1
+		nap 0.1
 	done
 }
 
@@ -144,7 +144,7 @@ pausing_hog() {
 	sleeping=0
 	for ((i = 0; i < 50; i++)); do
 		is_paused "$hog" && sleeping=$((sleeping + 1))
-		sleep 0.1
+		nap 0.1
 	done
 	t1=$(cpu_ticks "$hog") w1=$EPOCHREALTIME
 	# Clock ticks are 1/100 s: the share of one CPU, in percent.
@@ -259,7 +259,7 @@ stays_alive() {
 	local deadline=$((SECONDS + $1))
 	while ((SECONDS < deadline)); do
 		is_alive "$2" || return 1
-		sleep 0.1
+		nap 0.1
 	done
 }
 
