@@ -4,10 +4,10 @@
 #   scripts/build-kernel.sh [--debug] [--print-dir]
 #
 # Extracts Debian's linux-source-6.12 tarball, applies kernel/patches/series,
-# merges kernel/oomctl.config onto tinyconfig, builds bzImage and dumps
-# vmlinux.h from the kernel's BTF; then, from the same tree, the kernel's
-# own `bindeb-pkg` makes its Debian packages (debs/: linux-image-6.12.118-
-# oomctl, which the Debian guest installs, make kernel-deb copies). The
+# merges kernel/oomctl.config onto tinyconfig and builds it with the
+# kernel's own `bindeb-pkg`: one build gives bzImage and the Debian packages
+# (debs/: linux-image-6.12.118-oomctl, which the Debian guest installs and
+# make kernel-deb copies); then dumps vmlinux.h from the kernel's BTF. The
 # release is 6.12.118-oomctl, so that the package installs beside Debian's
 # own 6.12 kernel and uname -r tells them apart. The result lives in
 # $OOMCTL_CACHE/kernel-<hash> (default ~/.cache/oomctl), keyed by a hash of
@@ -44,7 +44,7 @@ fi
 
 # Everything that changes the result goes into the key. Bump `recipe` when a
 # change to the steps below changes the kernel they build (not for messages).
-recipe=2
+recipe=3
 key=$( {
 	echo "recipe $recipe"
 	# The debug kernel's key has its fragment too (and the plain kernel's
@@ -81,21 +81,26 @@ configured_tree "$work" "$log" tinyconfig "${fragments[@]}"
 kver=$(make -s -C "$work/src" kernelversion 2>>"$log") || die "cannot read the kernel version (see $log)"
 release=(LOCALVERSION=-oomctl KDEB_PKGVERSION="$kver-1+oomctl.${key:0:8}")
 start=$SECONDS
-kmake -j"$jobs" "${release[@]}" bzImage || {
-	tail -20 "$log" >&2
-	die "kernel build failed (see $log)"
-}
-echo "build-kernel: bzImage built in $((SECONDS - start)) s" >&2
 if [[ -z $debug ]]; then
-	start=$SECONDS
-	kmake -j"$jobs" "${release[@]}" bindeb-pkg || {
+	# One build for both: bindeb-pkg builds the kernel (bzImage included)
+	# and packages it. A separate `make bzImage` first would link vmlinux,
+	# generate its BTF and compress it twice (the package step bumps the
+	# build number). No -dbg package: it is vmlinux again, xz-compressed
+	# (a minute of the build); the cache keeps vmlinux itself.
+	DEB_BUILD_PROFILES=pkg.linux-upstream.nokerneldbg kmake -j"$jobs" "${release[@]}" bindeb-pkg || {
 		tail -20 "$log" >&2
 		die "make bindeb-pkg failed (see $log)"
 	}
 	mkdir "$work/debs"
 	mv "$work"/*.deb "$work/debs/"
 	rm -f "$work"/*.buildinfo "$work"/*.changes
-	echo "build-kernel: packages built in $((SECONDS - start)) s" >&2
+	echo "build-kernel: kernel and packages built in $((SECONDS - start)) s" >&2
+else
+	kmake -j"$jobs" "${release[@]}" bzImage || {
+		tail -20 "$log" >&2
+		die "kernel build failed (see $log)"
+	}
+	echo "build-kernel: bzImage built in $((SECONDS - start)) s" >&2
 fi
 
 cp "$work/build/arch/x86/boot/bzImage" "$work/build/.config" "$work/"
