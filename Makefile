@@ -43,7 +43,7 @@ OOMCTL_VM_GLOBAL_TESTS :=
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(B)/tests/%,$(wildcard tests/tools/*.c))
 TEST_BPF   := $(B)/bpf/oom_test.bpf.o $(B)/bpf/oom_bad_kfunc.bpf.o
 
-.PHONY: all deps kernel kernel-debug kernel-deb image vm-9p check-system vmlinux-h deb check check-host check-vm check-vm-memcg check-vm-global check-vm-cgroup check-stress check-stress-memcg check-stress-global check-debug check-debug-memcg check-debug-global demo vm series-check clean FORCE
+.PHONY: all deps kernel kernel-debug kernel-deb image vm-9p check-system vmlinux-h deb check check-lane-1 check-lane-2 check-host check-vm check-vm-memcg check-vm-oomctl check-vm-global check-vm-cgroup check-stress check-stress-memcg check-stress-global check-debug check-debug-memcg check-debug-global demo vm series-check clean FORCE
 
 all: $(OOMCTL_TARGETS) $(TEST_TOOLS) $(TEST_BPF)
 
@@ -104,16 +104,33 @@ $(B)/tests/oomtest-load: tests/tools/oomtest-load.c tests/bpf/oom_test.h $(B)/bp
 # kernel in QEMU), then the system tests in the Debian guest. Each suite
 # runs even when an earlier one failed (-k);
 # TAP results in $(B)/test-results, one summary line at the end.
+#
+# The suites run in two lanes side by side. A TCG guest keeps about one of
+# the two cores busy (its tests wait on conditions, timers and each other as
+# much as they compute), so a second guest uses the other. Lane 1 holds the
+# suites whose tests bound a time (the memcg pause, hostile policies, one
+# OOM one kill, global OOMs) and runs at normal priority; lane 2 (the host
+# tests, oomctl's and the reliability suites, the cgroup selftests, the
+# Debian guest) runs niced, so that when both want both cores lane 1 gets
+# them. Each terminal line starts with its suite's name (tests/run-bats).
 check: deps
 	@rm -rf $(B)/test-results
-	@$(MAKE) --no-print-directory -k check-host check-vm check-system; rc=$$?; \
+	@$(MAKE) --no-print-directory all $(VM_TARGETS)
+	@OOMCTL_LANES=1 $(MAKE) --no-print-directory -k -j2 check-lane-1 check-lane-2; rc=$$?; \
 		tests/summary $(B)/test-results; exit $$rc
+
+# One lane: its suites one after the other (-j1), each run even when an
+# earlier one failed (-k).
+check-lane-1:
+	@$(MAKE) --no-print-directory -k -j1 check-vm-memcg check-vm-global
+check-lane-2:
+	@nice -n 10 $(MAKE) --no-print-directory -k -j1 check-host check-vm-oomctl check-vm-cgroup check-system
 
 check-host: $(OOMCTL_TARGETS) $(VM_TARGETS)
 	@mkdir -p $(B)/test-results
 	tests/run-bats host $(B)/test-results/host.tap tests/host
 
-check-vm: check-vm-memcg check-vm-global check-vm-cgroup
+check-vm: check-vm-memcg check-vm-oomctl check-vm-global check-vm-cgroup
 
 # The reliability suite (tests/vm/reliability-*.bats) runs with the rest;
 # its long tail only in `make check-stress`: tests/vm/stress-*.bats, and the
@@ -132,12 +149,20 @@ SAFETY_GLOBAL_TESTS := tests/vm/hostile-global.bats tests/vm/one-kill-global.bat
 # limit for a hung guest is too short for it.
 STRESS_TIMEOUT := 5400
 
-# With the reliability and oomctl suites the 1G run takes 25-35 min under
-# TCG, more than the harness's default limit for a hung guest: give it 60.
+# The kernel-facing memcg suites, whose tests bound times: lane 1 of make
+# check. oomctl-abort-all.bats, too: a paused task's CPU share.
+TIMED_OOMCTL_TESTS := tests/vm/oomctl-abort-all.bats
 check-vm-memcg: all $(VM_TARGETS)
 	@mkdir -p $(B)/test-results
 	tests/run-bats vm:1G:3600 $(B)/test-results/vm-memcg.tap tests/vm/memcg.bats $(SAFETY_TESTS) \
-		$(OOMCTL_VM_TESTS) $(RELIABILITY_TESTS) $(SUITE_END)
+		$(TIMED_OOMCTL_TESTS) $(SUITE_END)
+
+# oomctl's own suites and the reliability suite, in a 1G guest of their own:
+# lane 2 of make check.
+check-vm-oomctl: all $(VM_TARGETS)
+	@mkdir -p $(B)/test-results
+	tests/run-bats vm:1G:3600 $(B)/test-results/vm-oomctl.tap \
+		$(filter-out $(TIMED_OOMCTL_TESTS),$(OOMCTL_VM_TESTS)) $(RELIABILITY_TESTS) $(SUITE_END)
 
 check-vm-global: all $(VM_TARGETS)
 	@mkdir -p $(B)/test-results
