@@ -43,7 +43,7 @@ OOMCTL_VM_GLOBAL_TESTS :=
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(B)/tests/%,$(wildcard tests/tools/*.c))
 TEST_BPF   := $(B)/bpf/oom_test.bpf.o $(B)/bpf/oom_bad_kfunc.bpf.o
 
-.PHONY: all deps kernel kernel-debug kernel-deb image vm-9p check-system vmlinux-h deb check check-lane-1 check-lane-2 check-host check-vm check-vm-memcg check-vm-oomctl check-vm-global check-vm-cgroup check-stress check-stress-memcg check-stress-global check-debug check-debug-memcg check-debug-global demo vm series-check clean FORCE
+.PHONY: all deps kernel kernel-debug kernel-deb image vm-9p check-system vmlinux-h deb check check-lane-1 check-lane-2 check-host check-vm check-vm-memcg check-vm-oomctl check-vm-reliability check-vm-global check-vm-cgroup check-stress check-stress-memcg check-stress-global check-debug check-debug-memcg check-debug-global demo vm series-check clean FORCE
 
 all: $(OOMCTL_TARGETS) $(TEST_TOOLS) $(TEST_BPF)
 
@@ -109,10 +109,12 @@ $(B)/tests/oomtest-load: tests/tools/oomtest-load.c tests/bpf/oom_test.h $(B)/bp
 # the two cores busy (its tests wait on conditions, timers and each other as
 # much as they compute), so a second guest uses the other. Lane 1 holds the
 # suites whose tests bound a time (the memcg pause, hostile policies, one
-# OOM one kill, global OOMs) and runs at normal priority; lane 2 (the host
-# tests, oomctl's and the reliability suites, the cgroup selftests, the
-# Debian guest) runs niced, so that when both want both cores lane 1 gets
-# them. Each terminal line starts with its suite's name (tests/run-bats).
+# OOM one kill, global OOMs), then the reliability suite, and runs at
+# normal priority; lane 2 (the host tests, oomctl's suites, the cgroup
+# selftests, the Debian guest) runs niced, so that when both want both
+# cores lane 1 gets them. The split evens the lanes out (tests/README.md
+# has each suite's time). Each terminal line starts with its suite's name
+# (tests/run-bats).
 check: deps
 	@rm -rf $(B)/test-results
 	@$(MAKE) --no-print-directory all $(VM_TARGETS)
@@ -122,7 +124,7 @@ check: deps
 # One lane: its suites one after the other (-j1), each run even when an
 # earlier one failed (-k).
 check-lane-1:
-	@$(MAKE) --no-print-directory -k -j1 check-vm-memcg check-vm-global
+	@$(MAKE) --no-print-directory -k -j1 check-vm-memcg check-vm-global check-vm-reliability
 check-lane-2:
 	@nice -n 10 $(MAKE) --no-print-directory -k -j1 check-host check-vm-oomctl check-vm-cgroup check-system
 
@@ -130,7 +132,7 @@ check-host: $(OOMCTL_TARGETS) $(VM_TARGETS)
 	@mkdir -p $(B)/test-results
 	tests/run-bats host $(B)/test-results/host.tap tests/host
 
-check-vm: check-vm-memcg check-vm-oomctl check-vm-global check-vm-cgroup
+check-vm: check-vm-memcg check-vm-oomctl check-vm-reliability check-vm-global check-vm-cgroup
 
 # The reliability suite (tests/vm/reliability-*.bats) runs with the rest;
 # its long tail only in `make check-stress`: tests/vm/stress-*.bats, and the
@@ -157,12 +159,17 @@ check-vm-memcg: all $(VM_TARGETS)
 	tests/run-bats vm:1G:3600 $(B)/test-results/vm-memcg.tap tests/vm/memcg.bats $(SAFETY_TESTS) \
 		$(TIMED_OOMCTL_TESTS) $(SUITE_END)
 
-# oomctl's own suites and the reliability suite, in a 1G guest of their own:
-# lane 2 of make check.
+# oomctl's own suites, in a 1G guest of their own: lane 2 of make check.
 check-vm-oomctl: all $(VM_TARGETS)
 	@mkdir -p $(B)/test-results
 	tests/run-bats vm:1G:3600 $(B)/test-results/vm-oomctl.tap \
-		$(filter-out $(TIMED_OOMCTL_TESTS),$(OOMCTL_VM_TESTS)) $(RELIABILITY_TESTS) $(SUITE_END)
+		$(filter-out $(TIMED_OOMCTL_TESTS),$(OOMCTL_VM_TESTS)) $(SUITE_END)
+
+# The reliability suite, in a 1G guest of its own: lane 1 of make check,
+# after the timed suites.
+check-vm-reliability: all $(VM_TARGETS)
+	@mkdir -p $(B)/test-results
+	tests/run-bats vm:1G:3600 $(B)/test-results/vm-reliability.tap $(RELIABILITY_TESTS) $(SUITE_END)
 
 check-vm-global: all $(VM_TARGETS)
 	@mkdir -p $(B)/test-results
