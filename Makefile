@@ -100,10 +100,11 @@ $(B)/tests/oomtest-load: tests/tools/oomtest-load.c tests/bpf/oom_test.h $(B)/bp
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(B)/bpf -Itests/bpf $(LIBBPF_CFLAGS) -o $@ $< $(LIBBPF_LIBS)
 
-# Every test: host-only ones first, then the VM suites (a real patched
-# kernel in QEMU), then the system tests in the Debian guest. Each suite
-# runs even when an earlier one failed (-k);
-# TAP results in $(B)/test-results, one summary line at the end.
+# Every test: the host-only ones, the VM suites (a real patched kernel in
+# QEMU) and the system tests in the Debian guest, after make deps and the
+# build of oomctl and the kernel. Each suite runs even when
+# another failed (-k); TAP results in $(B)/test-results, one summary line
+# at the end.
 #
 # The suites run in two lanes side by side. A TCG guest keeps about one of
 # the two cores busy (its tests wait on conditions, timers and each other as
