@@ -84,6 +84,14 @@ start=$SECONDS
 # maintainer scripts run, as on a user's machine): apt given their paths
 # outside it hands dpkg, chrooted, files it cannot see. Then
 # tests/system/guest/setup, inside too.
+# mmdebstrap's apt hook writes to the first free fd above 2 through dash
+# (`cat >&N`), which takes single digits only: fds this script inherited
+# (a parallel make's jobserver in make check) push N past 9 ("Bad fd
+# number"). Close them; 9 is the lock.
+for fd in /proc/$$/fd/*; do
+	fd=${fd##*/}
+	if ((fd > 2 && fd != 9)); then eval "exec $fd>&-"; fi
+done
 # shellcheck disable=SC2016 # $1 is the hook's, expanded by mmdebstrap's shell
 mmdebstrap --variant=minbase --include="${packages[*]}" \
 	--customize-hook="copy-in $kernel_deb $oomctl_deb $guest /tmp" \
