@@ -50,20 +50,25 @@ cg_write() { echo "$3" >"$1/$2"; } # CG FILE VALUE
 # cg_read_key CG FILE KEY — the value of KEY in a flat keyed file
 # (memory.events, memory.stat, cgroup.events).
 cg_read_key() {
+	local KEY_VALUE
+	key_value "$1/$2" "$3" || return 0
+	echo "$KEY_VALUE"
+}
+# key_value FILE KEY — KEY's value in KEY_VALUE; 1 if FILE has no KEY. No
+# subshell: for the polls (cg_empty).
+key_value() {
 	local k v rest
 	while read -r k v rest; do
-		[[ $k == "$3" ]] && { echo "$v"; return 0; }
-	done <"$1/$2"
+		[[ $k == "$2" ]] && { KEY_VALUE=$v; return 0; }
+	done <"$1"
+	return 1
 }
 cg_key_at_least() { (($(cg_read_key "$1" "$2" "$3") >= $4)); } # CG FILE KEY N
 # cg_empty CG — no process left in CG or below it (cgroup.events'
 # populated 0). For wait_for: no subshell, no exec.
 cg_empty() {
-	local k v rest
-	while read -r k v rest; do
-		[[ $k == populated ]] && { [[ $v == 0 ]]; return; }
-	done <"$1/cgroup.events"
-	return 1
+	local KEY_VALUE
+	key_value "$1/cgroup.events" populated && [[ $KEY_VALUE == 0 ]]
 }
 
 # A fresh test cgroup with the memory controller for its children.
