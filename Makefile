@@ -110,9 +110,9 @@ $(B)/tests/oomtest-load: tests/tools/oomtest-load.c tests/bpf/oom_test.h $(B)/bp
 # the two cores busy (its tests wait on conditions, timers and each other as
 # much as they compute), so a second guest uses the other. Lane 1 holds the
 # suites whose tests bound a time (the memcg pause, hostile policies, one
-# OOM one kill, global OOMs), then the reliability suite, and runs at
-# normal priority; lane 2 (the host tests, oomctl's suites, the cgroup
-# selftests, the Debian guest) runs niced, so that when both want both
+# OOM one kill, global OOMs), then the reliability suite and the Debian
+# guest, and runs at normal priority; lane 2 (the host tests, oomctl's
+# suites, the cgroup selftests) runs niced, so that when both want both
 # cores lane 1 gets them. The split evens the lanes out (tests/README.md
 # has each suite's time). Each terminal line starts with its suite's name
 # (tests/run-bats).
@@ -125,9 +125,9 @@ check: deps
 # One lane: its suites one after the other (-j1), each run even when an
 # earlier one failed (-k).
 check-lane-1:
-	@$(MAKE) --no-print-directory -k -j1 check-vm-memcg check-vm-global check-vm-reliability
+	@$(MAKE) --no-print-directory -k -j1 check-vm-memcg check-vm-global check-vm-reliability check-system
 check-lane-2:
-	@nice -n 10 $(MAKE) --no-print-directory -k -j1 check-host check-vm-oomctl check-vm-cgroup check-system
+	@nice -n 10 $(MAKE) --no-print-directory -k -j1 check-host check-vm-oomctl check-vm-cgroup
 
 check-host: $(OOMCTL_TARGETS) $(VM_TARGETS)
 	@mkdir -p $(B)/test-results
@@ -243,7 +243,7 @@ demo: deps
 # $(B)/image for tests/vm/run --system.
 image: deps
 	@$(MAKE) --no-print-directory kernel-deb deb
-	@dir=$$(scripts/build-image.sh $(B)/kernel-deb/linux-image-[0-9]*-oomctl_*.deb $(B)/deb/oomctl_*.deb) && \
+	@dir=$$(scripts/build-image.sh $(B)/kernel-deb/linux-image-[0-9]*-oomctl_*.deb $(DEB_DIR)/oomctl_*.deb) && \
 		ln -sfn "$$dir" $(B)/image
 
 # A shell in the Debian guest: root logs in on this terminal; poweroff ends
@@ -271,9 +271,13 @@ check-system: deps
 	tests/run-bats host $(B)/test-results/system-host.tap tests/system/host
 
 # The Debian package of oomctl (debian/), built in a copy of the tree:
-# $(B)/deb/oomctl_VERSION_amd64.deb. No kernel, no apt (scripts/deb.sh).
+# $(DEB_DIR)/oomctl_VERSION_amd64.deb. No kernel, no apt (scripts/deb.sh).
+# DEB_DIR=DIR builds it elsewhere: tests/host/deb.bats does, so that it
+# never rewrites the .deb an image build in the other lane of make check
+# is reading.
+DEB_DIR ?= $(B)/deb
 deb:
-	@scripts/deb.sh $(B)/deb
+	@scripts/deb.sh $(DEB_DIR)
 
 # Apply the series patch by patch onto a fresh tree, build each step and run
 # checkpatch on it (slow: one full build plus one incremental per patch).
