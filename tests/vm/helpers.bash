@@ -82,7 +82,7 @@ cg_teardown() {
 	[[ -d $CG ]] || return 0
 	echo 1 >"$CG/cgroup.kill"
 	wait_for 30 cg_empty "$CG"
-	find "$CG" -depth -type d -exec rmdir {} \;
+	find "$CG" -type d -delete	# rmdir(2) each, children first: one exec
 }
 
 # Mark the kernel log so that kmsg_since_mark shows this test's lines only

@@ -24,7 +24,7 @@ k8s_teardown() {
 	[[ -d $K8S ]] || return 0
 	echo 1 >"$K8S/cgroup.kill"
 	wait_for 30 cg_empty "$K8S"
-	find "$K8S" -depth -type d -exec rmdir {} \;
+	find "$K8S" -type d -delete
 	rmdir /sys/fs/cgroup/system.slice
 }
 
