@@ -205,7 +205,8 @@ check-stress-global: all $(VM_TARGETS)
 # policies; memcg and global OOMs) on the debug kernel, booted with
 # OOMCTL_KERNEL=debug: any lockdep, KASAN, UBSAN, hung-task or
 # sleep-in-atomic report fails the run (tests/vm/run). Not in `make check`:
-# see tests/README.md for its time.
+# see tests/README.md for its time. The two guests run side by side, as in
+# make check.
 DEBUG_TESTS := tests/vm/debug-kernel.bats tests/vm/memcg.bats tests/vm/safety.bats tests/vm/hostile.bats \
 	tests/vm/one-kill.bats
 DEBUG_GLOBAL_TESTS := tests/vm/debug-kernel.bats tests/vm/global.bats tests/vm/hostile-global.bats \
@@ -214,7 +215,8 @@ DEBUG_TIMEOUT := 3600
 
 check-debug: deps
 	@rm -rf $(B)/test-results
-	@$(MAKE) --no-print-directory -k check-debug-memcg check-debug-global; rc=$$?; \
+	@$(MAKE) --no-print-directory all kernel-debug
+	@OOMCTL_LANES=1 $(MAKE) --no-print-directory -k -j2 check-debug-memcg check-debug-global; rc=$$?; \
 		tests/summary $(B)/test-results; exit $$rc
 
 check-debug-memcg: all kernel-debug
