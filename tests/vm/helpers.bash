@@ -9,9 +9,11 @@ LOADER=$B/tests/oomtest-load
 CGROOT=/sys/fs/cgroup
 CG=$CGROOT/oomtest
 
-# Under TCG every exec costs about 0.1-0.3 s of the guest's time (bash, awk,
-# sleep: measured in the 1G guest), so the helpers that tests call in loops
-# and polls use bash builtins only: read, not awk or cat; nap, not sleep.
+# Under TCG every exec costs the guest 15-70 ms (bash, awk, sleep: measured
+# in the 1G guest, with tests/vm/run's norandmaps and init's LANG=C; 40-200 ms
+# without), so the helpers that tests call in loops and polls use bash
+# builtins only: read, not awk or cat; nap, not sleep. JSON is read with
+# gojq: jq 1.6 compiles its builtins at each start, 200 ms here, gojq 40 ms.
 
 # nap SECONDS — sleep without a fork: a read that times out on a FIFO that
 # nobody writes to, opened once per test process (and per subshell).

@@ -109,7 +109,7 @@ kill_refs() {
 			echo "REF_PINS[$name]=\"$(policy_pins)\""
 			out=$("$OOMCTL" -j detach)
 			read -r p l m <<<"$base"
-			echo "REF_OBJECTS[$name]=\"$((p + $(jq '.programs | length' <<<"$out"))) $((l + $(jq '.links | length' <<<"$out"))) $((m + $(jq '.maps | length' <<<"$out")))\""
+			echo "REF_OBJECTS[$name]=\"$((p + $(gojq '.programs | length' <<<"$out"))) $((l + $(gojq '.links | length' <<<"$out"))) $((m + $(gojq '.maps | length' <<<"$out")))\""
 			wait_for 10 objects_at "$base"
 		done
 	} >"$REFS"
@@ -240,7 +240,7 @@ check_round() {
 
 	# The next command, status, releases what the killed run left.
 	s=$("$OOMCTL" -j status) || fail_at "status failed after the kill: $s"
-	f=$(jq -r --arg cg "$CG" '[.attached, "\(.policy)/\(.name)", (.foreign | length),
+	f=$(gojq -r --arg cg "$CG" '[.attached, "\(.policy)/\(.name)", (.foreign | length),
 		(.links | length), (if .policy == "cgprio" then
 		"prio:\(.default_prio):\([.prios[] | "\(.path)=\(.prio)"] | join(","))"
 		elif .policy == "pid" then "pids:\([.pids[].pid | tostring] | join(","))"

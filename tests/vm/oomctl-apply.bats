@@ -46,10 +46,10 @@ prios() { oomctl_json '.[] | "\(.cgroup) \(.prio)"' get-prio | sort; }
 # re-attached.
 link_ids() { oomctl_json '[.links[].id] | sort | join(" ")' status; }
 
-# snapshot — everything apply could change: status without its counters,
-# and the objects in the kernel.
+# snapshot — everything apply could change: status without its counters
+# (its keys sorted: gojq prints them so), and the objects in the kernel.
 snapshot() {
-	"$OOMCTL" -j status | jq -S 'del(.counters, .recent_failures, .last_victim)'
+	"$OOMCTL" -j status | gojq 'del(.counters, .recent_failures, .last_victim)'
 	baseline_objects
 	find "$PINS" 2>/dev/null | sort
 }
@@ -77,7 +77,7 @@ snapshot() {
 	[ "$output" = "no changes" ]
 	[ "$(snapshot)" = "$before" ]
 	run "$OOMCTL" -j apply "$CONF"
-	[ "$(jq -c '[.changed, .dry_run, .policy, (.changes | length), (.skipped | length)]' <<<"$output")" = \
+	[ "$(gojq -c '[.changed, .dry_run, .policy, (.changes | length), (.skipped | length)]' <<<"$output")" = \
 		'[false,false,"cgprio",0,0]' ]
 }
 
@@ -99,8 +99,8 @@ snapshot() {
 
 	run "$OOMCTL" -j apply "$CONF"
 	[ "$status" = 0 ]
-	[ "$(jq -c '.changed' <<<"$output")" = true ]
-	[ "$(jq -c '[.changes[] | [.op, .directive, .cgroup, .value, .was]]' <<<"$output")" = \
+	[ "$(gojq -c '.changed' <<<"$output")" = true ]
+	[ "$(gojq -c '[.changes[] | [.op, .directive, .cgroup, .value, .was]]' <<<"$output")" = \
 		'[["change","prio","/oomtest/a",20,10],["add","prio","/oomtest",5,null],["remove","prio","/oomtest/c",null,70]]' ]
 	[ "$(prios)" = "$(printf '/oomtest 5\n/oomtest/a 20\n/oomtest/b 50')" ]
 	[ "$(link_ids)" = "$links" ]
@@ -191,8 +191,9 @@ snapshot() {
 	[ "${lines[0]}" = "skipped $CONF:3: prio $CG/later: no such cgroup" ]
 	[ "$(prios)" = "$(printf '/oomtest/a 10\n/oomtest/b 50')" ]
 	run "$OOMCTL" -j apply --skip-missing "$CONF"
-	[ "$(jq -c '[.changed, .skipped]' <<<"$output")" = \
-		"[false,[{\"line\":3,\"directive\":\"prio\",\"arg\":\"$CG/later\",\"reason\":\"no such cgroup\"}]]" ]
+	# (gojq prints an object's keys sorted.)
+	[ "$(gojq -c '[.changed, .skipped]' <<<"$output")" = \
+		"[false,[{\"arg\":\"$CG/later\",\"directive\":\"prio\",\"line\":3,\"reason\":\"no such cgroup\"}]]" ]
 
 	# The cgroup appears: the next apply (systemctl reload oomctl) adds it.
 	mkdir "$CG/later"

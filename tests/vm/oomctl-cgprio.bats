@@ -32,7 +32,7 @@ teardown() {
 	kmsg_since_mark | grep -q "Killed process $low (hog)"
 
 	"$OOMCTL" -j status >"$BATS_TEST_TMPDIR/status.json"
-	s() { jq -r "$1" "$BATS_TEST_TMPDIR/status.json"; }
+	s() { gojq -r "$1" "$BATS_TEST_TMPDIR/status.json"; }
 	[ "$(s .policy)" = cgprio ]
 	[ "$(s .name)" = prio_test ]
 	[ "$(s .last_policy_name)" = prio_test ]
@@ -122,11 +122,11 @@ Killed process $bigger" ]
 	[ "$id" = "$(stat -c %i "$CG/gone")" ]
 	# The map itself, keyed by cgroup id: that entry, and only it.
 	bpftool -j map dump pinned "$PINS/policy/map_cgprio_prios" >"$BATS_TEST_TMPDIR/map.json"
-	[ "$(jq -c '[.[].formatted | [.key, .value]]' "$BATS_TEST_TMPDIR/map.json")" = "[[$id,7]]" ]
+	[ "$(gojq -c '[.[].formatted | [.key, .value]]' "$BATS_TEST_TMPDIR/map.json")" = "[[$id,7]]" ]
 	rmdir "$CG/gone"
 	[ "$(oomctl_json 'length' get-prio)" = 0 ]
 	bpftool -j map dump pinned "$PINS/policy/map_cgprio_prios" >"$BATS_TEST_TMPDIR/map.json"
-	[ "$(jq -c . "$BATS_TEST_TMPDIR/map.json")" = "[]" ]
+	[ "$(gojq -c . "$BATS_TEST_TMPDIR/map.json")" = "[]" ]
 }
 
 @test "cgprio: bad cgroups and priorities are refused and change nothing" {

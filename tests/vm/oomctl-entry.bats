@@ -109,5 +109,5 @@ status 0" ]
 	run "$OOMCTL" entry frob
 	[ "$status" -eq 2 ] && [[ $output == "oomctl: entry: unknown action 'frob' (add, del or get)"* ]]
 	run "$OOMCTL" -j entry
-	[ "$status" -eq 2 ] && [ "$(jq -r .error <<<"$output")" = "entry: add, del or get?; see 'oomctl entry help'" ]
+	[ "$status" -eq 2 ] && [ "$(gojq -r .error <<<"$output")" = "entry: add, del or get?; see 'oomctl entry help'" ]
 }

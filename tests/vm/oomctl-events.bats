@@ -32,7 +32,7 @@ events_json() { EVENTS=$("$OOMCTL" -j events --timeout 0); echo "$EVENTS"; }
 lines_at_least() { (($(wc -l <"$1") >= $2)); }
 
 # kills — the kill events' "pid reason" lines.
-kills() { jq -r 'select(.kind == "kill") | "\(.victim.pid) \(.reason)"' <<<"$EVENTS"; }
+kills() { gojq -r 'select(.kind == "kill") | "\(.victim.pid) \(.reason)"' <<<"$EVENTS"; }
 
 @test "cgprio: explain's first process dies in the OOM that follows; events gives the rule and policy_name" {
 	mkdir "$CG/a" "$CG/b"
@@ -46,7 +46,7 @@ kills() { jq -r 'select(.kind == "kill") | "\(.victim.pid) \(.reason)"' <<<"$EVE
 	high=$HOG_PID
 
 	"$OOMCTL" -j explain --cgroup "$CG" >"$BATS_TEST_TMPDIR/explain.json"
-	x() { jq -r "$1" "$BATS_TEST_TMPDIR/explain.json"; }
+	x() { gojq -r "$1" "$BATS_TEST_TMPDIR/explain.json"; }
 	[ "$(x .outcome)" = kill ]
 	[ "$(x .victim.pid)" = "$low" ]
 	[ "$(x '[.ranked[].pid] | join(" ")')" = "$low $high" ]
@@ -62,9 +62,9 @@ kills() { jq -r 'select(.kind == "kill") | "\(.victim.pid) \(.reason)"' <<<"$EVE
 	is_alive "$high"
 	events_json
 	[ "$(kills)" = "$low cgroup prio 10 < 50 (set on /oomtest/a)" ]
-	[ "$(jq -r 'select(.kind == "kill") | [.policy_name, .scope, .memcg, .victim.comm, .victim.cgroup, .rank.prio, .candidates] | join(" ")' <<<"$EVENTS")" = \
+	[ "$(gojq -r 'select(.kind == "kill") | [.policy_name, .scope, .memcg, .victim.comm, .victim.cgroup, .rank.prio, .candidates] | join(" ")' <<<"$EVENTS")" = \
 		"ev_cgprio memcg /oomtest hog /oomtest/a 10 3" ]    # a, b and the charger
-	(($(jq -r 'select(.kind == "kill") | .victim.rss_kb' <<<"$EVENTS") >= 6 * 1024))
+	(($(gojq -r 'select(.kind == "kill") | .victim.rss_kb' <<<"$EVENTS") >= 6 * 1024))
 	# Shown once: the next read starts after it.
 	events_json
 	[ -z "$EVENTS" ]
@@ -125,9 +125,9 @@ kills() { jq -r 'select(.kind == "kill") | "\(.victim.pid) \(.reason)"' <<<"$EVE
 	hog_ready "$W" 12 h
 	h=$HOG_PID
 	"$OOMCTL" -j explain --cgroup "$CG" >"$BATS_TEST_TMPDIR/explain.json"
-	[ "$(jq -r .outcome "$BATS_TEST_TMPDIR/explain.json")" = abort ]
-	[ "$(jq -r .victim "$BATS_TEST_TMPDIR/explain.json")" = null ]
-	[ "$(jq -r '.ranked[0].rank.class' "$BATS_TEST_TMPDIR/explain.json")" = abort ]
+	[ "$(gojq -r .outcome "$BATS_TEST_TMPDIR/explain.json")" = abort ]
+	[ "$(gojq -r .victim "$BATS_TEST_TMPDIR/explain.json")" = null ]
+	[ "$(gojq -r '.ranked[0].rank.class' "$BATS_TEST_TMPDIR/explain.json")" = abort ]
 	overflow
 	# The charger pauses: its OOMs are aborted, again and again.
 	wait_for 60 cg_key_at_least "$CG" memory.events oom 2
@@ -136,7 +136,7 @@ kills() { jq -r 'select(.kind == "kill") | "\(.victim.pid) \(.reason)"' <<<"$EVE
 	is_alive "$h"
 	is_alive "$CHARGER"
 	[ -z "$(kills)" ]
-	(($(jq -s '[.[] | select(.kind == "no_victim" and .reason == "aborted by the policy")] | length' <<<"$EVENTS") >= 1))
+	(($(gojq -s '[.[] | select(.kind == "no_victim" and .reason == "aborted by the policy")] | length' <<<"$EVENTS") >= 1))
 	# Outside the scope, explain shows the kernel's choice for a global OOM.
 	[ "$(oomctl_json '.ranked[0].rank.class' explain)" = heuristic ]
 	cg_write "$CG" memory.max 64M
@@ -150,12 +150,12 @@ kills() { jq -r 'select(.kind == "kill") | "\(.victim.pid) \(.reason)"' <<<"$EVE
 	shielded=$HOG_PID
 	wait_for 30 file_is "/proc/$shielded/oom_score_adj" -1000
 	"$OOMCTL" -j explain >"$BATS_TEST_TMPDIR/explain.json"
-	why() { jq -r --argjson p "$1" '.skipped[] | select(.pid == $p) | .rank.skip' "$BATS_TEST_TMPDIR/explain.json"; }
+	why() { gojq -r --argjson p "$1" '.skipped[] | select(.pid == $p) | .rank.skip' "$BATS_TEST_TMPDIR/explain.json"; }
 	[ "$(why 1)" = unkillable ]
 	[ "$(why 2)" = unkillable ]    # kthreadd
 	[ "$(why "$shielded")" = oom_score_adj_min ]
 	# No process is both ranked and passed over, and every process is one.
-	[ "$(jq '[.ranked[].pid, .skipped[].pid] | length == (unique | length)' "$BATS_TEST_TMPDIR/explain.json")" = true ]
+	[ "$(gojq '[.ranked[].pid, .skipped[].pid] | length == (unique | length)' "$BATS_TEST_TMPDIR/explain.json")" = true ]
 	run "$OOMCTL" explain --top 0
 	[ "$status" = 0 ]
 	[[ ${lines[0]} == "explain: a global OOM (totalpages "*"), policy cgprio (policy_name cgprio)" ]]
@@ -171,11 +171,11 @@ kills() { jq -r 'select(.kind == "kill") | "\(.victim.pid) \(.reason)"' <<<"$EVE
 		[ "$REAPED" = 137 ]
 	done
 	events_json
-	[ "$(jq -s '[.[] | select(.kind == "kill")] | length' <<<"$EVENTS")" = "$n" ]
-	[ "$(jq -s '[.[] | select(.dropped)] | length' <<<"$EVENTS")" = 0 ]
+	[ "$(gojq -s '[.[] | select(.kind == "kill")] | length' <<<"$EVENTS")" = "$n" ]
+	[ "$(gojq -s '[.[] | select(.dropped)] | length' <<<"$EVENTS")" = 0 ]
 	# Numbered without a gap, and as many as the policy counted.
-	[ "$(jq -s '[.[].seq] | . == [range(.[0]; .[0] + length)]' <<<"$EVENTS")" = true ]
-	[ "$(status_field .counters.events)" = "$(jq -s 'length' <<<"$EVENTS")" ]
+	[ "$(gojq -s '[.[].seq] | . == [range(.[0]; .[0] + length)]' <<<"$EVENTS")" = true ]
+	[ "$(status_field .counters.events)" = "$(gojq -s 'length' <<<"$EVENTS")" ]
 	[ "$(status_field .counters.events_dropped)" = 0 ]
 	[ "$(status_field .counters.kills)" = "$n" ]
 	echo "# events: $n OOMs in a row, $n kill events read afterwards, none dropped" >&3
@@ -210,7 +210,7 @@ kills() { jq -r 'select(.kind == "kill") | "\(.victim.pid) \(.reason)"' <<<"$EVE
 	"$OOMCTL" -j events --count 2 --timeout 120 >"$live" 3>&- &
 	listener=$!
 	wait_for 60 lines_at_least "$live" 1
-	[ "$(jq -r .victim.pid "$live")" = "$before" ]
+	[ "$(gojq -r .victim.pid "$live")" = "$before" ]
 	is_alive "$listener"
 	start_hog "$W" 16
 	hog=$HOG_PID
@@ -218,6 +218,6 @@ kills() { jq -r 'select(.kind == "kill") | "\(.victim.pid) \(.reason)"' <<<"$EVE
 	[ "$REAPED" = 137 ]
 	reap "$listener" 130
 	[ "$REAPED" = 0 ]
-	[ "$(jq -r '"\(.victim.pid) \(.policy_name)"' "$live")" = "$(printf '%s live\n' "$before" "$hog")" ]
-	[ "$(jq -s '.[1].seq - .[0].seq' "$live")" = 1 ]
+	[ "$(gojq -r '"\(.victim.pid) \(.policy_name)"' "$live")" = "$(printf '%s live\n' "$before" "$hog")" ]
+	[ "$(gojq -s '.[1].seq - .[0].seq' "$live")" = 1 ]
 }

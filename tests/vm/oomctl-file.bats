@@ -36,7 +36,7 @@ nothing_attached() {
 	run "$OOMCTL" -j attach ./mine.bpf.o --name mine
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(jq -r '"\(.policy) \(.file) \(.name) \(.default_prio)"' <<<"$output")" = "cgprio ./mine.bpf.o mine 0" ]
+	[ "$(gojq -r '"\(.policy) \(.file) \(.name) \(.default_prio)"' <<<"$output")" = "cgprio ./mine.bpf.o mine 0" ]
 	[ "$(status_field '"\(.policy) \(.source) \(.name)"')" = "cgprio file mine" ]
 	# Listed last, after the bundled ones, none of which is attached.
 	[ "$(oomctl_json '.[-1] | "\(.name):\(.source):\(.attached)"' list)" = "cgprio:file:true" ]
@@ -64,7 +64,7 @@ nothing_attached() {
 	is_alive "$high"
 	run "$OOMCTL" -j events --timeout 0
 	[ "$status" -eq 0 ]
-	[ "$(jq -r 'select(.kind == "kill") | "\(.victim.pid) \(.policy_name) \(.reason)"' <<<"$output")" = \
+	[ "$(gojq -r 'select(.kind == "kill") | "\(.victim.pid) \(.policy_name) \(.reason)"' <<<"$output")" = \
 		"$low mine cgroup prio 10 < 50 (set on /oomtest/a)" ]
 	kmsg_since_mark | grep -q "policy_name=mine"
 
@@ -143,8 +143,8 @@ link_ids_and_prios() {
 		-c newest.bpf.c -o newest.bpf.o)
 	installed=$T/usr/sbin/oomctl
 	"$installed" attach "$W/newest.bpf.o"
-	[ "$("$installed" -j status | jq -r '"\(.policy) \(.source) \(.name)"')" = "newest file newest" ]
-	[ "$("$installed" -j list | jq -r '.[-1] | "\(.name) \(.summary)"')" = "newest the process started last dies first" ]
+	[ "$("$installed" -j status | gojq -r '"\(.policy) \(.source) \(.name)"')" = "newest file newest" ]
+	[ "$("$installed" -j list | gojq -r '.[-1] | "\(.name) \(.summary)"')" = "newest the process started last dies first" ]
 
 	# The older process is the larger: the kernel alone would kill it.
 	hog_ready "$CG/a" 12 old
@@ -152,9 +152,9 @@ link_ids_and_prios() {
 	hog_ready "$CG/b" 6 new
 	new=$HOG_PID
 	"$installed" -j explain --cgroup "$CG" >"$BATS_TEST_TMPDIR/explain.json"
-	[ "$(jq -r '"\(.victim.pid) \(.victim.reason) \(.ranked[0].rank.rule)"' "$BATS_TEST_TMPDIR/explain.json")" = \
+	[ "$(gojq -r '"\(.victim.pid) \(.victim.reason) \(.ranked[0].rank.rule)"' "$BATS_TEST_TMPDIR/explain.json")" = \
 		"$new started last newest" ]
-	[ "$(jq -r '[.ranked[].pid] | join(" ")' "$BATS_TEST_TMPDIR/explain.json")" = "$new $old" ]
+	[ "$(gojq -r '[.ranked[].pid] | join(" ")' "$BATS_TEST_TMPDIR/explain.json")" = "$new $old" ]
 
 	# The charger, started last, is now the newest: it dies, both hogs live.
 	overflow
@@ -164,7 +164,7 @@ link_ids_and_prios() {
 	is_alive "$new"
 	run "$installed" -j events --timeout 0
 	[ "$status" -eq 0 ]
-	[ "$(jq -r 'select(.kind == "kill") | "\(.victim.pid) \(.policy_name) \(.reason) \(.rank.rule)"' <<<"$output")" = \
+	[ "$(gojq -r 'select(.kind == "kill") | "\(.victim.pid) \(.policy_name) \(.reason) \(.rank.rule)"' <<<"$output")" = \
 		"$CHARGER newest started last newest" ]
 	"$installed" detach
 }

@@ -9,7 +9,7 @@ PINS=/sys/fs/bpf/oomctl
 oomctl_json() {
 	local filter=$1
 	shift
-	"$OOMCTL" -j "$@" | jq -r "$filter"
+	"$OOMCTL" -j "$@" | gojq -r "$filter"
 }
 
 # status_field FILTER — a field of 'oomctl status -j'.
@@ -34,10 +34,10 @@ overflow() {
 
 # takers OPTION — the policies whose attach takes OPTION, as attach's
 # messages name them ("abort-all and protect"): from oomctl -j list.
-takers() { "$OOMCTL" -j list | jq -r --arg o "$1" '[.[] | select(.options | index($o)) | .name] | join(" and ")'; }
+takers() { "$OOMCTL" -j list | gojq -r --arg o "$1" '[.[] | select(.options | index($o)) | .name] | join(" and ")'; }
 
 # Links on bpf_oom_evaluate_task (fmod_ret, "modify_return"), per bpftool.
-eval_links() { bpftool -j link show | jq '[.[] | select(.attach_type == "modify_return")] | length'; }
+eval_links() { bpftool -j link show | gojq '[.[] | select(.attach_type == "modify_return")] | length'; }
 # eval_links_are N — for wait_for.
 eval_links_are() { [ "$(eval_links)" = "$1" ]; }
 
@@ -54,7 +54,7 @@ bpf_gone() {
 # matches REGEX.
 bpf_named() {
 	bpftool -j "$1" show >"$BATS_TEST_TMPDIR/bpf_named.json"
-	jq --arg re "$2" '[.[] | select(.name // "" | test($re))] | length' "$BATS_TEST_TMPDIR/bpf_named.json"
+	gojq --arg re "$2" '[.[] | select(.name // "" | test($re))] | length' "$BATS_TEST_TMPDIR/bpf_named.json"
 }
 
 # Two children of $CG, in scan order a then b, under a 16M limit.
@@ -74,7 +74,7 @@ hog_ready() {
 
 # baseline_objects — programs, links and maps in the kernel.
 baseline_objects() {
-	echo "$(bpftool -j prog show | jq length) $(bpftool -j link show | jq length) $(bpftool -j map show | jq length)"
+	echo "$(bpftool -j prog show | gojq length) $(bpftool -j link show | gojq length) $(bpftool -j map show | gojq length)"
 }
 
 # objects_are BASELINE — for wait_for: unpinned objects are freed after an

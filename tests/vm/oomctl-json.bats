@@ -45,7 +45,7 @@ documented_keys() {
 # key_paths — every object key's path in the JSON on stdin, with array
 # indices as [] (.links[].pin, [].name), one per line.
 key_paths() {
-	jq -r 'paths | select(.[-1] | type == "string")
+	gojq -r 'paths | select(.[-1] | type == "string")
 	       | map(if type == "number" then "[]" else "." + . end) | join("")' | sort -u
 }
 
@@ -59,7 +59,7 @@ check_json() {
 	echo "oomctl -j $*: exit $rc: $JSON"
 	[ "$rc" = "$want" ] || return 1
 	[ ! -s "$BATS_TEST_TMPDIR/stderr" ] || { cat "$BATS_TEST_TMPDIR/stderr"; return 1; }
-	[ "$(jq -s length <<<"$JSON")" = 1 ] || return 1
+	[ "$(gojq -s length <<<"$JSON")" = 1 ] || return 1
 	# Looked up in the shell: a status has some 60 keys, and a grep for
 	# each cost the guest ~12 s a call under TCG.
 	[[ -n ${DOC_KEYS[$part]:-} ]] || DOC_KEYS[$part]=" $(documented_keys "$part" | paste -sd' ') "
@@ -76,7 +76,7 @@ declare -gA DOC_KEYS=()
 
 # is JQ TYPE — is the jq filter JQ of $JSON of TYPE? So that a case that
 # should produce a key (last_victim, from, replaced) is known to have.
-is() { [ "$(jq -r "$1 | type" <<<"$JSON")" = "$2" ]; }
+is() { [ "$(gojq -r "$1 | type" <<<"$JSON")" = "$2" ]; }
 
 # sleeper CGROUP — a process sleeping in CGROUP (cg_teardown kills it); its
 # pid in SLEEPER.
@@ -90,7 +90,7 @@ sleeper() {
 	is '.[0].attached' boolean
 	"$OOMCTL" attach cgprio
 	check_json list 0 list
-	[ "$(jq -r '.[] | select(.attached) | .name' <<<"$JSON")" = cgprio ]
+	[ "$(gojq -r '.[] | select(.attached) | .name' <<<"$JSON")" = cgprio ]
 }
 
 @test "json: attach with each policy and its options, --replace, and detach" {
@@ -161,12 +161,12 @@ sleeper() {
 	"$OOMCTL" attach cgprio --default-prio 5
 	check_json set-prio 0 set-prio "$CG/a" 10
 	check_json get-prio 0 get-prio "$CG/a"
-	[ "$(jq -r .source <<<"$JSON")" = own ]
+	[ "$(gojq -r .source <<<"$JSON")" = own ]
 	check_json get-prio 0 get-prio oomtest/a/x
-	[ "$(jq -r .source <<<"$JSON")" = inherited ]
+	[ "$(gojq -r .source <<<"$JSON")" = inherited ]
 	is .from string
 	check_json get-prio 0 get-prio "$CG/b"
-	[ "$(jq -r .source <<<"$JSON")" = default ]
+	[ "$(gojq -r .source <<<"$JSON")" = default ]
 	check_json get-prio 0 get-prio
 	is '.[0].cgroup' string
 	check_json unset-prio 0 unset-prio "$CG/a"
@@ -181,7 +181,7 @@ sleeper() {
 	check_json add-pid 0 add-pid "$one" "$SLEEPER"
 	is '.[1].pid' number
 	check_json get-pids 0 get-pids
-	[ "$(jq length <<<"$JSON")" = 2 ]
+	[ "$(gojq length <<<"$JSON")" = 2 ]
 	check_json del-pid 0 del-pid "$one"
 	is '.[0].comm' string
 }
@@ -191,7 +191,7 @@ sleeper() {
 	check_json set-slice 0 set-slice "$CG/a" oomtest/b
 	is '.[1].path' string
 	check_json get-slices 0 get-slices
-	[ "$(jq length <<<"$JSON")" = 2 ]
+	[ "$(gojq length <<<"$JSON")" = 2 ]
 	check_json unset-slice 0 unset-slice "$CG/a"
 }
 
@@ -218,16 +218,16 @@ sleeper() {
 	# A prio changed, one removed; the dry run first.
 	printf '%s\n' "policy cgprio" "name json_apply" "default-prio 5" "prio $CG/a 15" >"$conf"
 	check_json apply 0 apply --dry-run "$conf"
-	[ "$(jq -c '[.dry_run, .changed]' <<<"$JSON")" = '[true,false]' ]
+	[ "$(gojq -c '[.dry_run, .changed]' <<<"$JSON")" = '[true,false]' ]
 	check_json apply 0 apply "$conf"
-	[ "$(jq -c '[.changes[].op]' <<<"$JSON")" = '["change","remove"]' ]
+	[ "$(gojq -c '[.changes[].op]' <<<"$JSON")" = '["change","remove"]' ]
 	check_json apply 0 apply "$conf"
-	[ "$(jq -c '.changes' <<<"$JSON")" = '[]' ]
+	[ "$(gojq -c '.changes' <<<"$JSON")" = '[]' ]
 
 	sleeper "$CG/a"
 	check_json apply 0 apply - <<<"policy pid
 pid $SLEEPER"
-	[ "$(jq -r .file <<<"$JSON")" = "<stdin>" ]
+	[ "$(gojq -r .file <<<"$JSON")" = "<stdin>" ]
 	is '.changes[1].pid' number
 
 	check_json apply 0 apply - <<<"policy none"

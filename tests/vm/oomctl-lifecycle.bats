@@ -102,9 +102,9 @@ teardown() {
 @test "detach leaves no program, link or map behind" {
 	"$OOMCTL" attach cgprio
 	"$OOMCTL" -j status >"$BATS_TEST_TMPDIR/status.json"
-	links=$(jq -r '[.links[].id] | join(" ")' "$BATS_TEST_TMPDIR/status.json")
-	progs=$(jq -r '[.links[].prog_id] | join(" ")' "$BATS_TEST_TMPDIR/status.json")
-	maps=$(jq -r '[.maps[].id] | join(" ")' "$BATS_TEST_TMPDIR/status.json")
+	links=$(gojq -r '[.links[].id] | join(" ")' "$BATS_TEST_TMPDIR/status.json")
+	progs=$(gojq -r '[.links[].prog_id] | join(" ")' "$BATS_TEST_TMPDIR/status.json")
+	maps=$(gojq -r '[.maps[].id] | join(" ")' "$BATS_TEST_TMPDIR/status.json")
 	[ -n "$links" ]
 	[ -n "$progs" ]
 	[ -n "$maps" ]
@@ -136,8 +136,8 @@ teardown() {
 	# It does: the same link, with the same program, on the hook, seen by
 	# oomctl as a foreign program now that its pins are gone.
 	[ "$(eval_links)" = 1 ]
-	[ "$(bpftool -j link show id "$link" | jq -r '"\(.prog_id) \(.attach_type)"')" = "$prog modify_return" ]
-	[ "$(bpftool -j prog show id "$prog" | jq -r .name)" = pid_eval ]
+	[ "$(bpftool -j link show id "$link" | gojq -r '"\(.prog_id) \(.attach_type)"')" = "$prog modify_return" ]
+	[ "$(bpftool -j prog show id "$prog" | gojq -r .name)" = pid_eval ]
 	[ "$(status_field '.foreign | map("\(.hook) \(.link_id) \(.prog_id) \(.prog_name)") | join(",")')" = \
 		"bpf_oom_evaluate_task $link $prog pid_eval" ]
 	rm /sys/fs/bpf/held
@@ -174,7 +174,7 @@ teardown() {
 @test "a run killed while staging leaves no half policy: the next run releases it" {
 	mkdir -m 0700 "$PINS" "$PINS/staging-99999"
 	bpftool map create "$PINS/staging-99999/map_x" type array key 4 value 4 entries 1 name stale
-	stale=$(bpftool -j map show pinned "$PINS/staging-99999/map_x" | jq .id)
+	stale=$(bpftool -j map show pinned "$PINS/staging-99999/map_x" | gojq .id)
 	[ "$(bpf_named map '^stale$')" = 1 ]
 	"$OOMCTL" attach cgprio
 	[ ! -e "$PINS/staging-99999" ]
@@ -190,7 +190,7 @@ teardown() {
 	[ "$status" -eq 2 ]
 	run "$OOMCTL" -j attach pid --default-prio 3
 	[ "$status" -eq 2 ]
-	[ "$(jq -r .error <<<"$output")" != null ]
+	[ "$(gojq -r .error <<<"$output")" != null ]
 	[ "$(eval_links)" = 0 ]
 	[ ! -e "$PINS/policy" ]
 }
@@ -208,7 +208,7 @@ teardown() {
 
 @test "a policy the verifier refuses: attach shows the log's last lines, -v all of it, nothing is left" {
 	refused=$B/tests/oomctl-refused
-	bpftool -j prog show | jq length >"$BATS_TEST_TMPDIR/progs.before"
+	bpftool -j prog show | gojq length >"$BATS_TEST_TMPDIR/progs.before"
 	run "$refused" attach refused
 	[ "$status" -eq 1 ]
 	[[ ${lines[0]} == "oomctl: attach: the kernel refused policy refused: Permission denied" ]]
@@ -224,10 +224,10 @@ teardown() {
 	((${#lines[@]} > short))
 
 	# In JSON mode stdout holds the one error object; the log is on stderr.
-	"$refused" -j attach refused 2>/dev/null | jq -e '.error | test("refused policy refused")'
+	"$refused" -j attach refused 2>/dev/null | gojq -e '.error | test("refused policy refused")'
 
 	[ ! -e "$PINS/policy" ]
 	[ -z "$(ls "$PINS")" ]
 	[ "$(eval_links)" = 0 ]
-	[ "$(bpftool -j prog show | jq length)" = "$(cat "$BATS_TEST_TMPDIR/progs.before")" ]
+	[ "$(bpftool -j prog show | gojq length)" = "$(cat "$BATS_TEST_TMPDIR/progs.before")" ]
 }

@@ -20,7 +20,7 @@ teardown() {
 
 # kills — the kill events since the last read: "pid reason" lines.
 kills() {
-	"$OOMCTL" -j events --timeout 0 | jq -r 'select(.kind == "kill") | "\(.victim.pid) \(.reason)"'
+	"$OOMCTL" -j events --timeout 0 | gojq -r 'select(.kind == "kill") | "\(.victim.pid) \(.reason)"'
 }
 
 @test "protect: the protected daemon is spared though it is the largest; the largest other process dies; explain and events agree" {
@@ -33,10 +33,10 @@ kills() {
 	hog_ready "$CG/work" 4 small
 	small=$HOG_PID
 	"$OOMCTL" -j explain --cgroup "$CG" >"$BATS_TEST_TMPDIR/explain.json"
-	x() { jq -r "$1" "$BATS_TEST_TMPDIR/explain.json"; }
+	x() { gojq -r "$1" "$BATS_TEST_TMPDIR/explain.json"; }
 	[ "$(x '"\(.victim.pid) \(.victim.reason)"')" = "$big largest unprotected process" ]
 	[ "$(x '[.ranked[].pid] | join(" ")')" = "$big $small" ]
-	[ "$(jq -r --arg d "$daemon" '.skipped[] | select(.pid == ($d | tonumber)) | .reason' \
+	[ "$(gojq -r --arg d "$daemon" '.skipped[] | select(.pid == ($d | tonumber)) | .reason' \
 		"$BATS_TEST_TMPDIR/explain.json")" = "skipped: passed over by the policy" ]
 
 	overflow "$CG/t"
@@ -62,8 +62,8 @@ kills() {
 	events=$("$OOMCTL" -j events --timeout 0)
 	echo "$events"
 	# The policy's scan found no victim; the kernel's own scan then chose.
-	[ "$(jq -r 'select(.kind == "no_victim") | .candidates' <<<"$events" | head -1)" = 0 ]
-	[ "$(jq -r 'select(.kind == "kill") | "\(.victim.pid) \(.reason)"' <<<"$events")" = \
+	[ "$(gojq -r 'select(.kind == "no_victim") | .candidates' <<<"$events" | head -1)" = 0 ]
+	[ "$(gojq -r 'select(.kind == "kill") | "\(.victim.pid) \(.reason)"' <<<"$events")" = \
 		"$daemon fallback: kernel heuristic" ]
 }
 

@@ -122,6 +122,6 @@ local_kills() { cg_read_key "$1" memory.events.local oom_kill; }
 	[ "$(status_field .counters.kills)" = 4 ]
 	[ "$(status_field .counters.selections)" -ge 1 ]
 	"$OOMCTL" -j events --timeout 0 >"$BATS_TEST_TMPDIR/events"
-	[ "$(jq -rs 'map(.kind | select(. == "kill" or . == "group_kill")) | sort | join(",")' \
+	[ "$(gojq -rs 'map(.kind | select(. == "kill" or . == "group_kill")) | sort | join(",")' \
 		"$BATS_TEST_TMPDIR/events")" = group_kill,group_kill,group_kill,kill ]
 }

@@ -46,7 +46,7 @@ restore_modes() {
 # prios — the cgprio map as "cgroup-id prio" lines, sorted.
 prios() {
 	bpftool -j map dump pinned "$PINS/policy/map_cgprio_prios" |
-		jq -r '.[] | "\(.formatted.key) \(.formatted.value)"' | sort -n
+		gojq -r '.[] | "\(.formatted.key) \(.formatted.value)"' | sort -n
 }
 prio_count() { prios | wc -l; }
 cgid() { stat -c %i "$1"; }

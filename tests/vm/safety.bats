@@ -183,7 +183,7 @@ pausing_hog() {
 # prints: each call's are kept in the test's events.jsonl.
 events_of() {
 	"$OOMCTL" -j events --timeout 0 >>"$BATS_TEST_TMPDIR/events.jsonl"
-	jq -s --arg k "$1" --arg r "${2:-}" \
+	gojq -s --arg k "$1" --arg r "${2:-}" \
 		'[.[] | select(.kind == $k and ($r == "" or .resume_reason == $r))] | length' \
 		"$BATS_TEST_TMPDIR/events.jsonl"
 }
@@ -195,7 +195,7 @@ resumed() { [[ $(events_of resume "${2:-}") == "$1" ]]; }
 # output, for when it fails).
 show_pauses() {
 	"$OOMCTL" -j events --timeout 0 >>"$BATS_TEST_TMPDIR/events.jsonl"
-	echo "# pause events: $(jq -r 'select(.kind == "pause" or .kind == "resume") |
+	echo "# pause events: $(gojq -r 'select(.kind == "pause" or .kind == "resume") |
 			"\(.kind)\(if .resume_reason then "(\(.resume_reason), \(.paused_ms) ms)" else "" end)"' \
 		"$BATS_TEST_TMPDIR/events.jsonl" | paste -sd ' ')" >&3
 }
@@ -311,15 +311,15 @@ stays_alive() {
 	[ "$REAPED" = 137 ]
 
 	run "$OOMCTL" -j events --timeout 0
-	jq -c . <<<"$output" >"$BATS_TEST_TMPDIR/events"
-	[ "$(jq -rs 'map(.kind) | map(select(. == "pause" or . == "kill" or . == "resume")) | join(",")' \
+	gojq -c . <<<"$output" >"$BATS_TEST_TMPDIR/events"
+	[ "$(gojq -rs 'map(.kind) | map(select(. == "pause" or . == "kill" or . == "resume")) | join(",")' \
 		"$BATS_TEST_TMPDIR/events")" = pause,kill,resume ]
-	resume=$(jq -s '[.[] | select(.kind == "resume")][0]' "$BATS_TEST_TMPDIR/events")
-	[ "$(jq -r .resume_reason <<<"$resume")" = kill ]
-	paused=$(jq -r .paused_ms <<<"$resume")
+	resume=$(gojq -s '[.[] | select(.kind == "resume")][0]' "$BATS_TEST_TMPDIR/events")
+	[ "$(gojq -r .resume_reason <<<"$resume")" = kill ]
+	paused=$(gojq -r .paused_ms <<<"$resume")
 	echo "# paused for $paused ms" >&3
 	((paused >= 3000 && paused <= 5000))
-	[ "$(jq -rs '[.[] | select(.kind == "kill")][0].victim.pid' "$BATS_TEST_TMPDIR/events")" = "$hog" ]
+	[ "$(gojq -rs '[.[] | select(.kind == "kill")][0].victim.pid' "$BATS_TEST_TMPDIR/events")" = "$hog" ]
 }
 
 @test "a policy answering NEXT for every task in a memcg OOM: the kernel heuristic kills (bound: 30 s), at most 100 log lines" {
@@ -352,8 +352,8 @@ stays_alive() {
 	[ "$(awk '{ print $3 }' "/proc/$leaderless/task/$leaderless/stat")" = Z ]
 
 	run "$OOMCTL" -j explain --cgroup "$CG"
-	[ "$(jq -r '.ranked[0].pid' <<<"$output")" = "$leaderless" ]
-	(($(jq -r '.ranked[0].rss_kb' <<<"$output") >= 16000))
+	[ "$(gojq -r '.ranked[0].pid' <<<"$output")" = "$leaderless" ]
+	(($(gojq -r '.ranked[0].rss_kb' <<<"$output") >= 16000))
 
 	start_hog "$CG/high" 64
 	grower=$HOG_PID
@@ -381,8 +381,8 @@ stays_alive() {
 	echo "$second" >"$CG/x/cgroup.procs"
 
 	run "$OOMCTL" -j explain --cgroup "$CG"
-	[ "$(jq -r '.ranked[0].badness' <<<"$output")" = "$(jq -r '.ranked[1].badness' <<<"$output")" ]
-	[ "$(jq -r '.ranked[0].pid' <<<"$output")" = "$first" ]
+	[ "$(gojq -r '.ranked[0].badness' <<<"$output")" = "$(gojq -r '.ranked[1].badness' <<<"$output")" ]
+	[ "$(gojq -r '.ranked[0].pid' <<<"$output")" = "$first" ]
 
 	start_hog "$CG/grow" 64
 	grower=$HOG_PID
@@ -417,10 +417,10 @@ stays_alive() {
 	run "$OOMCTL" -j events --count 1 --timeout 0
 	[ "$status" = 0 ]
 	echo "# $output" >&3
-	[ "$(jq -r .kind <<<"$output")" = exiting ]
-	[ "$(jq -r .victim.pid <<<"$output")" = "$stalled" ]
-	[ "$(jq -r .victim.cgroup <<<"$output")" = /oomtest/a ]
-	[[ $(jq -r .reason <<<"$output") == "already exiting: the kernel marked it, killed nobody ("* ]]
+	[ "$(gojq -r .kind <<<"$output")" = exiting ]
+	[ "$(gojq -r .victim.pid <<<"$output")" = "$stalled" ]
+	[ "$(gojq -r .victim.cgroup <<<"$output")" = /oomtest/a ]
+	[[ $(gojq -r .reason <<<"$output") == "already exiting: the kernel marked it, killed nobody ("* ]]
 	[ "$(status_field .counters.marked)" = 1 ]
 	[ "$(status_field .counters.kills)" = 0 ]
 	[ "$(cg_read_key "$CG/a" memory.events oom_kill)" = 0 ]
