@@ -48,29 +48,6 @@ fail_at() {
 	return 1
 }
 
-# objects_now — count the kernel's BPF programs, links and maps into OBJS
-# ("progs links maps", like baseline_objects) and the links on the evaluate
-# hook (fmod_ret: attach_type modify_return) into EVALS.
-objects_now() {
-	local kind out line n
-	OBJS='' EVALS=0
-	for kind in prog link map; do
-		out=$(bpftool "$kind" show) || return 1
-		n=0
-		while IFS= read -r line; do
-			if [[ $line =~ ^[0-9]+: ]]; then
-				n=$((n + 1))
-			elif [[ $kind == link && $line == *"attach_type modify_return"* ]]; then
-				EVALS=$((EVALS + 1))
-			fi
-		done <<<"$out"
-		OBJS+="${OBJS:+ }$n"
-	done
-}
-# objects_at "PROGS LINKS MAPS" — for wait_for: an unpinned object is freed
-# a little later (a work item, an RCU grace period).
-objects_at() { objects_now && [ "$OBJS" = "$1" ]; }
-
 # policy_pins — the pin names in policy/, one line.
 policy_pins() {
 	local f out=''
@@ -99,7 +76,7 @@ kill_refs() {
 	[ -n "$list" ]
 	# The counts at boot (tests/vm/init), those the whole run ends with.
 	base=$(cat /run/bpf-objects.boot)
-	wait_for 30 objects_at "$base" ||
+	wait_for 30 objects_are "$base" ||
 		{ echo "BPF objects $OBJS before this file, $base at boot" >&2; return 1; }
 	{
 		echo "STEPS=\"$(cut -f1 <<<"$list" | tr '\n' ' ')\""
@@ -110,7 +87,7 @@ kill_refs() {
 			out=$("$OOMCTL" -j detach)
 			read -r p l m <<<"$base"
 			echo "REF_OBJECTS[$name]=\"$((p + $(gojq '.programs | length' <<<"$out"))) $((l + $(gojq '.links | length' <<<"$out"))) $((m + $(gojq '.maps | length' <<<"$out")))\""
-			wait_for 10 objects_at "$base"
+			wait_for 10 objects_are "$base"
 		done
 	} >"$REFS"
 }
@@ -120,7 +97,7 @@ kill_setup() {
 	# shellcheck source=/dev/null
 	source "$REFS"
 	BASE=${REF_OBJECTS[none]}
-	wait_for 10 objects_at "$BASE"
+	wait_for 10 objects_are "$BASE"
 	mkdir "$CG/listed"
 	(echo "$BASHPID" >"$CG/listed/cgroup.procs" && exec sleep 3600) 3>&- &
 	LISTED=$!
@@ -188,7 +165,7 @@ trace_op() {
 	[ "$(head -n 1 <<<"$TRACE")" = locked:1 ] || fail_at "trace does not start at locked:1"
 	[ "$(tail -n 1 <<<"$TRACE")" = done:1 ] || fail_at "trace does not end at done:1"
 	[[ ! -d $PINS/policy ]] || "$OOMCTL" detach >/dev/null
-	wait_for 10 objects_at "$BASE"
+	wait_for 10 objects_are "$BASE"
 }
 
 # rounds_of TRACE — the rounds to run: every STEP:N with OOMCTL_STRESS=1,
@@ -262,7 +239,7 @@ check_round() {
 		[[ $OLD == none || $NEW == none ]] || fail_at "nothing attached, neither $OLD nor $NEW"
 		[ ! -e "$PINS/policy" ] || fail_at "policy/ exists with nothing attached"
 	fi
-	wait_for 10 objects_at "${REF_OBJECTS[$policy]}" ||
+	wait_for 10 objects_are "${REF_OBJECTS[$policy]}" ||
 		fail_at "objects (progs links maps) $OBJS, want ${REF_OBJECTS[$policy]}, those of $OUTCOME alone"
 	if [[ $policy != none ]]; then
 		[ "$EVALS" = 1 ] || fail_at "$EVALS evaluate links with $OUTCOME attached"
@@ -278,7 +255,7 @@ check_round() {
 			fail_at "attach after the kill failed"
 	fi
 	"$OOMCTL" detach >/dev/null || fail_at "detach after the kill failed"
-	wait_for 10 objects_at "$BASE" || fail_at "objects $OBJS after detach, want $BASE"
+	wait_for 10 objects_are "$BASE" || fail_at "objects $OBJS after detach, want $BASE"
 	[ -z "$(stale_dirs)" ] || fail_at "left after detach: $(stale_dirs)"
 }
 

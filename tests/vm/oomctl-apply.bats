@@ -50,7 +50,7 @@ link_ids() { oomctl_json '[.links[].id] | sort | join(" ")' status; }
 # (its keys sorted: gojq prints them so), and the objects in the kernel.
 snapshot() {
 	"$OOMCTL" -j status | gojq 'del(.counters, .recent_failures, .last_victim)'
-	baseline_objects
+	objects_now && echo "$OBJS"
 	find "$PINS" 2>/dev/null | sort
 }
 
@@ -135,11 +135,13 @@ snapshot() {
 }
 
 @test "apply: policy none detaches, and then changes nothing; - reads standard input" {
-	before=$(baseline_objects)
+	objects_now
+	before=$OBJS
 	conf "policy rss-slice" "slice $CG/a"
 	apply
 	[ "$(oomctl_json '.[].cgroup' get-slices)" = /oomtest/a ]
-	[ "$(baseline_objects)" != "$before" ]
+	objects_now
+	[ "$OBJS" != "$before" ]
 
 	run "$OOMCTL" apply - <<<"policy none"
 	echo "$output"

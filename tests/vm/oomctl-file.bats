@@ -75,7 +75,8 @@ nothing_attached() {
 }
 
 @test "attach FILE: a program outside the OOM hooks, or a missing one of the contract, is refused before loading; nothing is left" {
-	base=$(baseline_objects)
+	objects_now
+	base=$OBJS
 	run "$OOMCTL" attach "$B/policies/stray-hook.bpf.o"
 	echo "$output"
 	[ "$status" -eq 1 ] && [ "${#lines[@]}" -eq 1 ]

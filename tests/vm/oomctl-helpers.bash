@@ -3,6 +3,8 @@
 
 OOMCTL=$B/oomctl
 PINS=/sys/fs/bpf/oomctl
+# shellcheck source=bpf-objects.bash
+. "$TOP/tests/vm/bpf-objects.bash"
 
 # oomctl_json FILTER [oomctl args...] — run 'oomctl -j ARGS' and print the jq
 # FILTER of its output.
@@ -36,11 +38,6 @@ overflow() {
 # messages name them ("abort-all and protect"): from oomctl -j list.
 takers() { "$OOMCTL" -j list | gojq -r --arg o "$1" '[.[] | select(.options | index($o)) | .name] | join(" and ")'; }
 
-# Links on bpf_oom_evaluate_task (fmod_ret, "modify_return"), per bpftool.
-eval_links() { bpftool -j link show | gojq '[.[] | select(.attach_type == "modify_return")] | length'; }
-# eval_links_are N — for wait_for.
-eval_links_are() { [ "$(eval_links)" = "$1" ]; }
-
 # bpf_gone KIND ID — bpftool finds no KIND (link, prog, map) of that id:
 # it fails, saying so (not for another reason).
 bpf_gone() {
@@ -71,15 +68,6 @@ hog_ready() {
 	start_hog "$cg" "$mb" --hold --ready "$BATS_TEST_TMPDIR/$name.ready" "$@"
 	wait_for 120 test -e "$BATS_TEST_TMPDIR/$name.ready"
 }
-
-# baseline_objects — programs, links and maps in the kernel.
-baseline_objects() {
-	echo "$(bpftool -j prog show | gojq length) $(bpftool -j link show | gojq length) $(bpftool -j map show | gojq length)"
-}
-
-# objects_are BASELINE — for wait_for: unpinned objects are freed after an
-# RCU grace period.
-objects_are() { [ "$(baseline_objects)" = "$1" ]; }
 
 oomctl_teardown() {
 	if [[ -d $PINS/policy ]]; then

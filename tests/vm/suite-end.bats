@@ -8,7 +8,8 @@ load oomctl-helpers
 
 @test "after the suite: BPF programs, links and maps as at boot, bpffs and the test cgroups empty" {
 	boot=$(cat /run/bpf-objects.boot)
-	echo "BPF objects (progs links maps) at boot: $boot, now: $(baseline_objects)"
+	objects_now
+	echo "BPF objects (progs links maps) at boot: $boot, now: $OBJS"
 	# Unpinned objects are freed after an RCU grace period.
 	wait_for 30 objects_are "$boot"
 	[ -z "$(find /sys/fs/bpf -mindepth 1)" ]
