@@ -71,7 +71,7 @@ stale_dirs() {
 # counts with each attached alone (none: as at boot); written to $REFS as
 # bash.
 kill_refs() {
-	local list name out base p l m
+	local list name out base p l m counts dp dl dm
 	list=$(OOMCTL_TEST_STOP_AT=list "$OOMCTL" list)
 	[ -n "$list" ]
 	# The counts at boot (tests/vm/init), those the whole run ends with.
@@ -86,7 +86,9 @@ kill_refs() {
 			echo "REF_PINS[$name]=\"$(policy_pins)\""
 			out=$("$OOMCTL" -j detach)
 			read -r p l m <<<"$base"
-			echo "REF_OBJECTS[$name]=\"$((p + $(gojq '.programs | length' <<<"$out"))) $((l + $(gojq '.links | length' <<<"$out"))) $((m + $(gojq '.maps | length' <<<"$out")))\""
+			counts=$(gojq -r '"\(.programs | length) \(.links | length) \(.maps | length)"' <<<"$out")
+			read -r dp dl dm <<<"$counts"
+			echo "REF_OBJECTS[$name]=\"$((p + dp)) $((l + dl)) $((m + dm))\""
 			wait_for 10 objects_are "$base"
 		done
 	} >"$REFS"

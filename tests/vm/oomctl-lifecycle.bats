@@ -208,7 +208,8 @@ teardown() {
 
 @test "a policy the verifier refuses: attach shows the log's last lines, -v all of it, nothing is left" {
 	refused=$B/tests/oomctl-refused
-	bpftool -j prog show | gojq length >"$BATS_TEST_TMPDIR/progs.before"
+	bpf_count prog
+	progs_before=$COUNT
 	run "$refused" attach refused
 	[ "$status" -eq 1 ]
 	[[ ${lines[0]} == "oomctl: attach: the kernel refused policy refused: Permission denied" ]]
@@ -229,5 +230,6 @@ teardown() {
 	[ ! -e "$PINS/policy" ]
 	[ -z "$(ls "$PINS")" ]
 	[ "$(eval_links)" = 0 ]
-	[ "$(bpftool -j prog show | gojq length)" = "$(cat "$BATS_TEST_TMPDIR/progs.before")" ]
+	bpf_count prog
+	[ "$COUNT" = "$progs_before" ]
 }
