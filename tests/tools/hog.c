@@ -12,8 +12,9 @@
  * while the main thread exits (pthread_exit()): the process keeps its
  * memory, but its thread-group leader's task->mm is NULL. With --twins it
  * then forks two children that sleep until killed, and writes their pids
- * into FILE: two processes the OOM killer scores the same (same memory,
- * same code run since the fork), whatever cgroups they are moved to.
+ * into FILE once both sleep: two processes the OOM killer scores the same
+ * (the same memory, counted alike: see pin_to_this_cpu()), whatever cgroups
+ * they are moved to.
  *
  * With --file the MB megabytes are the first MB of PATH instead, mapped
  * read-only, read one page at a time and locked as they are faulted in:
@@ -22,16 +23,21 @@
  * as it does. (With readahead off, as tests/vm/safety.bats sets it, each
  * fault reads its own page through the filesystem's read_folio.)
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tool.h"
@@ -39,6 +45,59 @@
 static const char *ready, *file;
 static long mb;
 static int hold, twins;
+
+/*
+ * Twins the OOM killer scores the same. oom_badness() reads a process's
+ * RSS counters without their per-CPU parts: each CPU holds back up to 31
+ * pages of a counter's changes until they pass the batch (percpu_counter;
+ * /proc's status and smaps_rollup add them in, so they can agree while the
+ * badness differs). Twins whose changes went through different CPUs scored
+ * up to 30 pages apart with the same memory (the debug kernel, 3 of 20
+ * runs of safety.bats' equal-candidates test: 8,768 and 8,884 kB against
+ * 8,992 kB each in status). So the parent forks them pinned to one CPU,
+ * which they inherit: their fork and start-up go through one CPU's part in
+ * the same order. And it waits for both to sleep, their start-up faults
+ * (fork's return, libc's child handlers: tens of pages of code) behind
+ * them, before it says they are ready.
+ */
+static int pin_to_this_cpu(void)
+{
+	cpu_set_t one;
+	int cpu = sched_getcpu();
+
+	if (cpu < 0)
+		return -1;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(0, sizeof(one), &one);
+}
+
+/*
+ * Wait until @pid sleeps in pause(2): 0, or -1 after 60 s.
+ * /proc/PID/syscall shows the number of the call a task is blocked in, -1
+ * while it waits on a fault, "running" while it runs.
+ */
+static int wait_paused(pid_t pid)
+{
+	const struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 };
+	char path[64], buf[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	for (int i = 0; i < 6000; i++) {
+		int fd = open(path, O_RDONLY);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			buf[n] = '\0';
+			if (strtol(buf, NULL, 10) == SYS_pause)
+				return 0;
+		}
+		nanosleep(&tick, NULL);
+	}
+	return -1;
+}
 
 /* Fault in the first mb megabytes of file, one page a fault, locked. */
 static void read_file(long page)
@@ -94,15 +153,29 @@ static void *work(void *arg __attribute__((unused)))
 		char pids[64] = "";
 		pid_t twin[2];
 
+		if (twins && pin_to_this_cpu()) {
+			perror("hog: sched_setaffinity");
+			exit(1);
+		}
 		for (int i = 0; twins && i < 2; i++) {
 			twin[i] = fork();
 			if (twin[i] < 0) {
 				perror("hog: fork");
 				exit(1);
 			}
+			/* The very call wait_paused() looks for. */
 			if (!twin[i])
 				for (;;)
-					pause();
+					syscall(SYS_pause);
+		}
+		for (int i = 0; twins && i < 2; i++) {
+			if (wait_paused(twin[i])) {
+				fprintf(stderr, "hog: twin %d not asleep in pause() after 60 s\n",
+					twin[i]);
+				kill(twin[0], SIGKILL);
+				kill(twin[1], SIGKILL);
+				exit(1);
+			}
 		}
 		if (twins)
 			snprintf(pids, sizeof(pids), "%d %d\n", twin[0], twin[1]);

@@ -371,8 +371,9 @@ stays_alive() {
 	"$OOMCTL" set-prio "$CG/x" 10
 	"$OOMCTL" set-prio "$CG/y" 10
 	"$OOMCTL" set-prio "$CG/grow" 50
-	# Twins forked from one hog score the same. The lower pid goes to y,
-	# the later cgroup, which the memcg scan visits second.
+	# Twins forked from one hog score the same (hog pins them to one CPU:
+	# the badness leaves out per-CPU parts of the RSS counters). The lower
+	# pid goes to y, the later cgroup, which the memcg scan visits second.
 	start_hog "$CG/grow" 8 --hold --twins --ready "$BATS_TEST_TMPDIR/twins"
 	wait_for 60 test -s "$BATS_TEST_TMPDIR/twins"
 	read -r first second <"$BATS_TEST_TMPDIR/twins"
@@ -381,6 +382,8 @@ stays_alive() {
 	echo "$second" >"$CG/x/cgroup.procs"
 
 	run "$OOMCTL" -j explain --cgroup "$CG"
+	# Shown if the test fails: the two scores and the memory behind them.
+	gojq -c '.ranked[:2][] | {pid, badness, rss_kb}' <<<"$output"
 	[ "$(gojq -r '.ranked[0].badness' <<<"$output")" = "$(gojq -r '.ranked[1].badness' <<<"$output")" ]
 	[ "$(gojq -r '.ranked[0].pid' <<<"$output")" = "$first" ]
 
