@@ -99,6 +99,44 @@ static int wait_paused(pid_t pid)
 	return -1;
 }
 
+/*
+ * Fork the twins (pinned, see pin_to_this_cpu()), wait for both to sleep
+ * and write "PID PID\n" into @pids; exits on failure, killing them.
+ */
+static void fork_twins(char *pids, size_t size)
+{
+	pid_t twin[2] = { -1, -1 };
+
+	if (pin_to_this_cpu()) {
+		perror("hog: sched_setaffinity");
+		exit(1);
+	}
+	for (int i = 0; i < 2; i++) {
+		twin[i] = fork();
+		if (twin[i] < 0) {
+			perror("hog: fork");
+			goto fail;
+		}
+		/* The very call wait_paused() looks for. */
+		if (!twin[i])
+			for (;;)
+				syscall(SYS_pause);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (wait_paused(twin[i])) {
+			fprintf(stderr, "hog: twin %d not asleep in pause() after 60 s\n", twin[i]);
+			goto fail;
+		}
+	}
+	snprintf(pids, size, "%d %d\n", twin[0], twin[1]);
+	return;
+fail:
+	for (int i = 0; i < 2; i++)
+		if (twin[i] > 0)
+			kill(twin[i], SIGKILL);
+	exit(1);
+}
+
 /* Fault in the first mb megabytes of file, one page a fault, locked. */
 static void read_file(long page)
 {
@@ -151,34 +189,9 @@ static void *work(void *arg __attribute__((unused)))
 
 	if (ready) {
 		char pids[64] = "";
-		pid_t twin[2];
 
-		if (twins && pin_to_this_cpu()) {
-			perror("hog: sched_setaffinity");
-			exit(1);
-		}
-		for (int i = 0; twins && i < 2; i++) {
-			twin[i] = fork();
-			if (twin[i] < 0) {
-				perror("hog: fork");
-				exit(1);
-			}
-			/* The very call wait_paused() looks for. */
-			if (!twin[i])
-				for (;;)
-					syscall(SYS_pause);
-		}
-		for (int i = 0; twins && i < 2; i++) {
-			if (wait_paused(twin[i])) {
-				fprintf(stderr, "hog: twin %d not asleep in pause() after 60 s\n",
-					twin[i]);
-				kill(twin[0], SIGKILL);
-				kill(twin[1], SIGKILL);
-				exit(1);
-			}
-		}
 		if (twins)
-			snprintf(pids, sizeof(pids), "%d %d\n", twin[0], twin[1]);
+			fork_twins(pids, sizeof(pids));
 		/* Written whole, then renamed: a reader never sees half of it. */
 		char tmp[PATH_MAX];
 
